@@ -1,0 +1,292 @@
+"""The offline brain: answers every agent step from its typed inputs with rules and the bundled knowledge base.
+
+No key, no network; deterministic. It is also the floor the cross-checks fall back to when another brain errs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
+from .. import knowledge_base as kb
+from .. import metrics
+from ..constraints import mentioned_metric, parse_constraints, requested_clusters
+from ..contracts import (
+    Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
+    KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
+    RequestVerdict, RequirementSpec, TaskType, UserSpec,
+)
+from .base import AgentStep, Usage
+
+ML_WORDS = (
+    "predict", "classif", "regress", "forecast", "cluster", "segment", "group", "model", "train", "detect",
+    "estimate", "recogni", "categori", "label", "churn", "score", "machine learning", "ml ", "automl",
+    "anomal", "rank", "recommend", "identify", "which customers", "whether",
+)
+CLUSTER_WORDS = ("cluster", "segment", "group similar", "unsupervised", "grouping", "into groups", "partition")
+REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
+                    "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
+CLASSIFICATION_WORDS = ("classif", "churn", "whether", "detect", "category", "categories", "yes or no", "label",
+                        "accuracy", "f1", "spam", "fraud", "default", "diagnos", "class")
+
+
+def _tokens(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower())
+
+
+class OfflineRules:
+    """Pure functions, one per agent step: typed inputs in, contract out."""
+
+    # ---------------------------------------------------------------- manager
+    @staticmethod
+    def verify_request(instruction: str, data_summary: dict[str, Any]) -> RequestVerdict:
+        text = f" {instruction.lower()} "
+        relevant = any(w in text for w in ML_WORDS)
+        words = len(instruction.split())
+        adequate = words >= 3 and bool(data_summary.get("columns"))
+        feedback = ""
+        if not relevant:
+            feedback = ("This does not read as a machine-learning request. Say what to predict, classify, cluster "
+                        "or forecast from the data, e.g. 'Predict churn from this table; F1 at least 0.6'.")
+        elif not adequate:
+            feedback = "The request is too short to act on: say what the model should predict and from which data."
+        return RequestVerdict(relevant=relevant, adequate=adequate, feedback=feedback)
+
+    @staticmethod
+    def make_plans(spec: RequirementSpec, knowledge: Any, feedback: str, n_plans: int, model_keys: list[str]) -> PlanSet:
+        templates = kb.plan_templates(spec.problem.downstream_task)
+        compact_first = bool(feedback) and re.search(r"latency|size|param", feedback)
+        if compact_first:
+            templates = sorted(templates, key=lambda t: 0 if "linear" in t["title"].lower() or "compact" in t["title"].lower() else 1)
+        plans = []
+        for i in range(n_plans):
+            t = templates[i % len(templates)]
+            rationale = t["rationale"]
+            if feedback:
+                rationale += f" Revised after: {feedback[:300]}"
+            plans.append(Plan(plan_id=i + 1, title=t["title"], rationale=rationale, data_steps=list(t["data_steps"]),
+                              model_families=[m for m in t["models"] if m in model_keys]))
+        return PlanSet(plans=plans)
+
+    @staticmethod
+    def verify_execution(spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:
+        metric = spec.problem.metric
+        maximize = spec.problem.metric_direction == "maximize"
+        passed, scored = [], []
+        for outcome in outcomes:
+            if not outcome.model.candidates:
+                continue
+            top = outcome.model.candidates[0]
+            expected = {metric: top.expected_metric, "latency_ms": top.expected_latency_ms, "model_size_mb": top.expected_size_mb}
+            ok = all(c.is_met(expected.get(c.name)) for c in spec.problem.constraints if c.name in expected and expected.get(c.name) is not None)
+            if ok:
+                passed.append(outcome.plan.plan_id)
+            score = top.expected_metric if top.expected_metric is not None else 0.0
+            scored.append(((ok, score if maximize else -score, -outcome.plan.plan_id), outcome.plan.plan_id))
+        if not scored:
+            return ExecutionVerdict(passed=[], best_plan_id=outcomes[0].plan.plan_id, reason="no plan produced candidates")
+        best = max(scored)[1]
+        reason = (f"plan {best} is expected to meet every constraint with the best {metric}" if best in passed
+                  else f"no plan is expected to meet every constraint; plan {best} comes closest on {metric}")
+        return ExecutionVerdict(passed=passed, best_plan_id=best, reason=reason)
+
+    @staticmethod
+    def verify_implementation(spec: RequirementSpec, results: dict[str, Any], checks: list[ConstraintCheck]) -> ManagerOpinion:
+        failed = [c for c in checks if not c.satisfied]
+        if not results.get("ok", True):
+            return ManagerOpinion(approve=False, reason="the training script did not finish; fix the error before anything ships")
+        if failed:
+            detail = "; ".join(f"{c.name} measured {c.measured} but must be {c.op} {c.target:g}" for c in failed)
+            hint = " Prefer smaller, faster models." if any(c.name in metrics.COMPLEXITY for c in failed) else " Widen the search."
+            return ManagerOpinion(approve=False, reason=f"unmet: {detail}.{hint}")
+        return ManagerOpinion(approve=True, reason="every stated requirement is met on the held-out test split")
+
+    # ---------------------------------------------------------------- prompt agent
+    @staticmethod
+    def parse_instruction(instruction: str, profile: DataProfile, task_types: list[str], metric_names: list[str]) -> RequirementSpec:
+        target = infer_target(instruction, profile)
+        task = infer_task(instruction, profile, target)
+        if task == TaskType.tabular_clustering and target is not None and not _mentions(instruction, target):
+            target = None
+        metric = mentioned_metric(instruction, task) or (
+            "rand_index" if task == TaskType.tabular_clustering and target else kb.default_metric(task))
+        constraints = parse_constraints(instruction)
+        domain_words = [w for w in ("churn", "price", "customer", "medical", "finance", "retail", "energy", "wine") if w in instruction.lower()]
+        return RequirementSpec(
+            user=UserSpec(intent="build", expertise="medium"),
+            problem=ProblemSpec(
+                area="tabular data analysis", downstream_task=task, application_domain=", ".join(domain_words),
+                description=instruction.strip(), metric=metric, metric_direction=metrics.direction(metric),
+                constraints=constraints, n_clusters=requested_clusters(instruction),
+            ),
+            dataset=DatasetSpec(name=profile.path.rsplit("/", 1)[-1], modality="tabular", source="user-upload",
+                                path=profile.path, target=target),
+            model=ModelSpec(),
+            knowledge=KnowledgeSpec(),
+        )
+
+    # ---------------------------------------------------------------- data agent
+    @staticmethod
+    def decompose_data(spec: RequirementSpec, plan: Plan) -> DecomposedPlan:
+        steps = [f"load {spec.dataset.name or 'the table'} and confirm the schema against the profile"]
+        steps += plan.data_steps
+        if spec.dataset.target:
+            steps.append(f"measure the distribution of the target {spec.dataset.target!r}")
+        return DecomposedPlan(agent="data", subtasks=steps)
+
+    @staticmethod
+    def analyse_data(spec: RequirementSpec, plan: Plan, subtasks: DecomposedPlan, profile: DataProfile) -> DataAnalysis:
+        target = spec.dataset.target
+        dropped: dict[str, str] = {}
+        numeric, categorical = [], []
+        for col in profile.columns:
+            if col.name == target:
+                continue
+            if col.kind == "identifier":
+                dropped[col.name] = "identifier: unique per row, carries no signal"
+            elif col.kind == "constant":
+                dropped[col.name] = "constant: a single value"
+            elif col.kind in {"text", "datetime"}:
+                dropped[col.name] = f"{col.kind} column: not used by tabular models in this plan"
+            elif col.kind == "numeric":
+                numeric.append(col.name)
+            else:
+                categorical.append(col.name)
+        missing = [c.name for c in profile.columns if c.missing and c.name not in dropped and c.name != target]
+        imbalance = None
+        if profile.class_balance:
+            imbalance = round(min(profile.class_balance.values()) / max(profile.class_balance.values()), 4)
+        steps = list(plan.data_steps)
+        if missing:
+            steps.insert(0, f"impute missing values in {', '.join(missing[:6])}")
+        summary = (f"{profile.n_rows} rows; {len(numeric)} numeric and {len(categorical)} categorical features; "
+                   f"{len(dropped)} columns dropped")
+        if imbalance is not None:
+            summary += f"; minority/majority class ratio {imbalance}"
+        return DataAnalysis(summary=summary, features=numeric + categorical, dropped=dropped, numeric=numeric,
+                            categorical=categorical, preprocessing=steps, class_imbalance=imbalance)
+
+    # ---------------------------------------------------------------- model agent
+    @staticmethod
+    def decompose_model(spec: RequirementSpec, plan: Plan, analysis: DataAnalysis) -> DecomposedPlan:
+        steps = [f"retrieve {m} with its default hyperparameters" for m in plan.model_families]
+        steps += [f"search hyperparameters with Optuna, scoring {spec.problem.metric} by cross-validation",
+                  "profile latency per prediction and model size", "rank candidates and keep the top k"]
+        return DecomposedPlan(agent="model", subtasks=steps)
+
+    @staticmethod
+    def propose_models(spec: RequirementSpec, plan: Plan, subtasks: DecomposedPlan, analysis: DataAnalysis,
+                       knowledge: dict[str, Any], top_k: int, metric: str) -> ModelProposal:
+        constraints = {c.name: c for c in spec.problem.constraints}
+        candidates = []
+        for key in plan.model_families:
+            info = knowledge.get(key)
+            if info is None:
+                continue
+            expected = info["expected"]
+            space = dict(info["space"])
+            latency = expected["latency_ms"]
+            size = expected["size_mb"]
+            if "latency_ms" in constraints or "model_size_mb" in constraints:
+                space = _compact_space(key, space)
+                latency, size = latency * 0.6, size * 0.5
+            candidates.append(Candidate(
+                model=key, hyperparameters=dict(info["defaults"]), search_space=space,
+                expected_metric=_expected_metric(spec, expected["score"]), expected_latency_ms=latency,
+                expected_size_mb=size, reason=info.get("notes", ""),
+            ))
+        return ModelProposal(candidates=candidates[:top_k],
+                             summary=f"{len(candidates[:top_k])} candidates for '{plan.title}'")
+
+
+def _expected_metric(spec: RequirementSpec, generic_score: float) -> float | None:
+    if metrics.direction(spec.problem.metric) == "minimize":
+        return None  # loss metrics depend on the target's scale; no honest prior
+    return generic_score
+
+
+def _compact_space(model: str, space: dict[str, Any]) -> dict[str, Any]:
+    """Cap size-driving hyperparameters when latency or size is constrained."""
+    caps = {"n_estimators": 400, "num_leaves": 64, "max_iter": 300, "max_depth": 16}
+    out = {}
+    for name, spec in space.items():
+        spec = dict(spec)
+        if name in caps and spec.get("type") == "int":
+            spec["high"] = min(spec["high"], caps[name])
+            spec["low"] = min(spec["low"], spec["high"])
+        out[name] = spec
+    return out
+
+
+def _mentions(instruction: str, column: str) -> bool:
+    text = f" {_tokens(instruction)} "
+    return f" {_tokens(column).strip()} " in text
+
+
+def infer_target(instruction: str, profile: DataProfile) -> str | None:
+    """The column the instruction names, preferring plausible targets; else the most plausible target."""
+    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant"} and _mentions(instruction, c.name)]
+    if mentioned:
+        ranked = sorted(mentioned, key=lambda c: (c.name not in profile.target_candidates[:5], -len(c.name)))
+        # "predict X from ..." : the noun right after a predict verb wins when it is a column
+        m = re.search(r"(?:predict|classify|forecast|estimate|detect)\s+(?:the\s+|a\s+|customer\s+|whether\s+)?([a-z0-9_ ]{2,40})", instruction.lower())
+        if m:
+            after = f" {_tokens(m.group(1))} "
+            direct = [c for c in mentioned if f" {_tokens(c.name).strip()} " in after]
+            if direct:
+                return sorted(direct, key=lambda c: after.index(f" {_tokens(c.name).strip()} "))[0].name
+        return ranked[0].name
+    return profile.target_candidates[0] if profile.target_candidates else None
+
+
+def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
+    text = instruction.lower()
+    if any(w in text for w in CLUSTER_WORDS):
+        return TaskType.tabular_clustering
+    column = profile.column(target) if target else None
+    if column is not None:
+        if column.kind in {"categorical", "boolean"}:
+            return TaskType.tabular_classification
+        if column.kind == "numeric" and column.n_unique <= 10 and not any(w in text for w in REGRESSION_WORDS[:4]):
+            return TaskType.tabular_classification
+        if column.kind == "numeric":
+            return TaskType.tabular_regression
+    if any(w in text for w in REGRESSION_WORDS):
+        return TaskType.tabular_regression
+    return TaskType.tabular_classification
+
+
+_HANDLERS: dict[str, Callable[..., BaseModel]] = {
+    "manager.verify_request": OfflineRules.verify_request,
+    "manager.make_plans": OfflineRules.make_plans,
+    "manager.verify_execution": OfflineRules.verify_execution,
+    "manager.verify_implementation": OfflineRules.verify_implementation,
+    "prompt.parse_instruction": OfflineRules.parse_instruction,
+    "data.decompose": OfflineRules.decompose_data,
+    "data.analyse": OfflineRules.analyse_data,
+    "model.decompose": OfflineRules.decompose_model,
+    "model.propose": OfflineRules.propose_models,
+}
+
+
+def _write_script(**inputs: Any) -> BaseModel:
+    from ..operation_agent import offline_write_script
+    return offline_write_script(**inputs)
+
+
+_HANDLERS["operation.write_script"] = _write_script
+
+
+class OfflineBrain:
+    name = "offline"
+
+    def __init__(self, extra_handlers: dict[str, Callable[..., BaseModel]] | None = None):
+        self.handlers = {**_HANDLERS, **(extra_handlers or {})}
+
+    def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
+        handler = self.handlers.get(step.name)
+        if handler is None:
+            raise KeyError(f"the offline brain has no rule for step {step.name!r}")
+        return handler(**step.inputs), Usage()

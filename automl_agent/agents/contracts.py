@@ -1,0 +1,255 @@
+"""Typed contracts: every message between agents and stages is one of these models."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TaskType(str, Enum):
+    tabular_classification = "tabular_classification"
+    tabular_regression = "tabular_regression"
+    tabular_clustering = "tabular_clustering"
+    image_classification = "image_classification"
+    text_classification = "text_classification"
+    time_series_forecasting = "time_series_forecasting"
+    node_classification = "node_classification"
+
+
+SUPPORTED_TASKS = {
+    TaskType.tabular_classification,
+    TaskType.tabular_regression,
+    TaskType.tabular_clustering,
+}
+
+Op = Literal[">=", "<=", ">", "<"]
+
+
+class Constraint(Contract):
+    """One requirement the delivered model must meet, checked against a measured number."""
+
+    name: str = Field(description="metric or complexity measure, e.g. f1, rmse, latency_ms, model_size_mb")
+    op: Op
+    target: float
+    kind: Literal["performance", "complexity"] = "performance"
+    phrase: str = Field(default="", description="the words of the instruction this came from")
+
+    def is_met(self, measured: float | None) -> bool:
+        if measured is None:
+            return False
+        return {
+            ">=": measured >= self.target,
+            "<=": measured <= self.target,
+            ">": measured > self.target,
+            "<": measured < self.target,
+        }[self.op]
+
+    def describe(self) -> str:
+        return f"{self.name} {self.op} {self.target:g}"
+
+
+# ---------------------------------------------------------------- request verification
+class RequestVerdict(Contract):
+    relevant: bool = Field(description="the request asks for a machine-learning task")
+    adequate: bool = Field(description="there is enough to start: a goal and data")
+    feedback: str = Field(default="", description="what is missing or wrong, addressed to the user")
+
+    @property
+    def ok(self) -> bool:
+        return self.relevant and self.adequate
+
+
+# ---------------------------------------------------------------- requirement spec (the paper's keys)
+class UserSpec(Contract):
+    intent: Literal["build", "consult", "unclear"] = "build"
+    expertise: Literal["beginner", "medium", "expert"] = "medium"
+
+
+class ProblemSpec(Contract):
+    area: str = "tabular data analysis"
+    downstream_task: TaskType
+    application_domain: str = ""
+    description: str = ""
+    metric: str = Field(description="the primary metric the model is selected on")
+    metric_direction: Literal["maximize", "minimize"] = "maximize"
+    constraints: list[Constraint] = Field(default_factory=list)
+    n_clusters: int | None = None
+
+
+class DatasetSpec(Contract):
+    name: str = ""
+    modality: str = "tabular"
+    source: str = Field(default="user-upload", description="where the data comes from")
+    path: str = ""
+    target: str | None = Field(default=None, description="target column (held labels for clustering)")
+    preprocessing: list[str] = Field(default_factory=list)
+    augmentation: list[str] = Field(default_factory=list)
+
+
+class ModelSpec(Contract):
+    name: str = ""
+    family: str = ""
+    type: str = ""
+
+
+class KnowledgeSpec(Contract):
+    hints: list[str] = Field(default_factory=list)
+
+
+class ServiceSpec(Contract):
+    target_device: str = "cpu"
+    inference_engine: str = "bentoml"
+    demo: str = "gradio"
+
+
+class RequirementSpec(Contract):
+    user: UserSpec = Field(default_factory=UserSpec)
+    problem: ProblemSpec
+    dataset: DatasetSpec
+    model: ModelSpec = Field(default_factory=ModelSpec)
+    knowledge: KnowledgeSpec = Field(default_factory=KnowledgeSpec)
+    service: ServiceSpec = Field(default_factory=ServiceSpec)
+
+
+# ---------------------------------------------------------------- data profile (measured, not guessed)
+class ColumnProfile(Contract):
+    name: str
+    dtype: str
+    kind: Literal["numeric", "categorical", "boolean", "text", "datetime", "identifier", "constant"]
+    missing: int
+    n_unique: int
+    examples: list[str] = Field(default_factory=list)
+
+
+class DataProfile(Contract):
+    path: str
+    n_rows: int
+    n_columns: int
+    columns: list[ColumnProfile]
+    target_candidates: list[str] = Field(default_factory=list)
+    class_balance: dict[str, float] | None = None
+
+    def column(self, name: str) -> ColumnProfile | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+# ---------------------------------------------------------------- knowledge and plans
+class KnowledgeItem(Contract):
+    source: str
+    title: str
+    summary: str
+
+
+class Knowledge(Contract):
+    items: list[KnowledgeItem] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list)
+
+
+class Plan(Contract):
+    plan_id: int
+    title: str
+    rationale: str
+    data_steps: list[str]
+    model_families: list[str] = Field(description="model keys from the knowledge base, best first")
+    hpo_strategy: str = "optuna TPE within the time budget"
+
+
+class PlanSet(Contract):
+    plans: list[Plan]
+
+
+class DecomposedPlan(Contract):
+    agent: Literal["data", "model"]
+    subtasks: list[str]
+
+
+class DataAnalysis(Contract):
+    """The data agent's outcome, grounded on the measured profile."""
+
+    summary: str
+    features: list[str]
+    dropped: dict[str, str] = Field(default_factory=dict, description="column -> why it is dropped")
+    numeric: list[str]
+    categorical: list[str]
+    preprocessing: list[str]
+    class_imbalance: float | None = None
+
+
+class Candidate(Contract):
+    model: str = Field(description="a model key of the knowledge base")
+    hyperparameters: dict[str, Any] = Field(default_factory=dict)
+    search_space: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    expected_metric: float | None = None
+    expected_latency_ms: float | None = None
+    expected_size_mb: float | None = None
+    reason: str = ""
+
+
+class ModelProposal(Contract):
+    """The model agent's outcome: the top-k candidates for one plan."""
+
+    candidates: list[Candidate]
+    summary: str = ""
+
+
+class PlanOutcome(Contract):
+    plan: Plan
+    data: DataAnalysis
+    model: ModelProposal
+
+
+class ExecutionVerdict(Contract):
+    passed: list[int] = Field(description="ids of plans whose expected outcome meets the requirements")
+    best_plan_id: int
+    reason: str
+
+
+class PipelineScript(Contract):
+    version: int
+    path: str
+    source: str
+    author: str = Field(description="who wrote it: skeleton renderer or the brain")
+
+
+class PipelineResult(Contract):
+    ok: bool
+    returncode: int
+    duration_s: float
+    log_path: str
+    error: str = ""
+    results: dict[str, Any] = Field(default_factory=dict)
+
+
+class ConstraintCheck(Contract):
+    name: str
+    op: str
+    target: float
+    measured: float | None
+    satisfied: bool
+
+
+class ImplementationVerdict(Contract):
+    passed: bool
+    checks: list[ConstraintCheck] = Field(default_factory=list)
+    reason: str
+    manager_opinion: str = ""
+
+
+class ManagerOpinion(Contract):
+    approve: bool
+    reason: str
+
+
+class GeneratedScript(Contract):
+    source: str = Field(description="the complete Python training script")
+    notes: str = ""

@@ -1,0 +1,29 @@
+"""Data agent: plan decomposition and an analysis grounded on the measured profile."""
+
+from __future__ import annotations
+
+from .brains.base import AgentStep, RecordingBrain
+from .contracts import DataAnalysis, DataProfile, DecomposedPlan, Plan, RequirementSpec
+
+
+def analyse(brain: RecordingBrain, spec: RequirementSpec, plan: Plan, profile: DataProfile) -> DataAnalysis:
+    subtasks = brain.answer(AgentStep("data.decompose", DecomposedPlan, {"spec": spec, "plan": plan}))
+    analysis = brain.answer(AgentStep("data.analyse", DataAnalysis, {
+        "spec": spec, "plan": plan, "subtasks": subtasks, "profile": profile}))
+    return ground(analysis, spec, profile)
+
+
+def ground(analysis: DataAnalysis, spec: RequirementSpec, profile: DataProfile) -> DataAnalysis:
+    """Features must be real columns, never the target (leakage), and typed as the profile measured them."""
+    target = spec.dataset.target
+    numeric_kinds = {"numeric"}
+    usable = {c.name: c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime"} and c.name != target}
+    chosen = [f for f in analysis.features if f in usable] or list(usable)
+    numeric = [f for f in chosen if usable[f].kind in numeric_kinds]
+    categorical = [f for f in chosen if usable[f].kind not in numeric_kinds]
+    dropped = dict(analysis.dropped)
+    for name in analysis.features:
+        if name not in usable and name != target:
+            dropped.setdefault(name, "not a usable column of the data")
+    return analysis.model_copy(update={"features": numeric + categorical, "numeric": numeric,
+                                       "categorical": categorical, "dropped": dropped})

@@ -1,0 +1,72 @@
+"""Agent manager: request verification, retrieval-augmented planning, execution and implementation verification."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import knowledge_base as kb
+from . import metrics
+from .brains.base import AgentStep, RecordingBrain
+from .contracts import (
+    ConstraintCheck, ExecutionVerdict, ImplementationVerdict, Knowledge, ManagerOpinion, Plan, PlanOutcome, PlanSet,
+    PipelineResult, RequestVerdict, RequirementSpec,
+)
+
+
+def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[str, Any]) -> RequestVerdict:
+    return brain.answer(AgentStep("manager.verify_request", RequestVerdict,
+                                  {"instruction": instruction, "data_summary": data_summary}))
+
+
+def make_plans(brain: RecordingBrain, spec: RequirementSpec, knowledge: Knowledge, n_plans: int, feedback: str = "") -> list[Plan]:
+    keys = kb.model_keys(spec.problem.downstream_task)
+    answer = brain.answer(AgentStep("manager.make_plans", PlanSet, {
+        "spec": spec, "knowledge": knowledge, "feedback": feedback, "n_plans": n_plans, "model_keys": keys}))
+    plans = []
+    for i, plan in enumerate(answer.plans[:n_plans]):
+        families = [m for m in plan.model_families if m in keys] or keys[:3]
+        plans.append(plan.model_copy(update={"plan_id": i + 1, "model_families": families}))
+    if len(plans) < n_plans:  # a brain that wrote too few plans: top up from the knowledge base
+        from .brains.offline import OfflineRules
+        extra = OfflineRules.make_plans(spec, knowledge, feedback, n_plans, keys).plans[len(plans):]
+        plans += extra
+    return plans
+
+
+def verify_execution(brain: RecordingBrain, spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:
+    verdict = brain.answer(AgentStep("manager.verify_execution", ExecutionVerdict, {"spec": spec, "outcomes": outcomes}))
+    ids = [o.plan.plan_id for o in outcomes if o.model.candidates]
+    if verdict.best_plan_id not in ids and ids:
+        verdict = verdict.model_copy(update={"best_plan_id": ids[0],
+                                             "reason": verdict.reason + f" (plan {verdict.best_plan_id} does not exist; taking plan {ids[0]})"})
+    return verdict
+
+
+def measured_value(name: str, results: dict[str, Any]) -> float | None:
+    source = results.get("metrics", {}) if metrics.kind(name) == "performance" else results
+    value = source.get(name)
+    return None if value is None else float(value)
+
+
+def check_constraints(spec: RequirementSpec, results: dict[str, Any]) -> list[ConstraintCheck]:
+    checks = []
+    for c in spec.problem.constraints:
+        measured = measured_value(c.name, results) if c.name in metrics.MEASURES else None
+        checks.append(ConstraintCheck(name=c.name, op=c.op, target=c.target, measured=measured, satisfied=c.is_met(measured)))
+    return checks
+
+
+def verify_implementation(brain: RecordingBrain, spec: RequirementSpec, result: PipelineResult) -> ImplementationVerdict:
+    """Numbers decide: every constraint against its measured value. The manager's opinion is recorded and
+    becomes the revision feedback; it cannot pass a model whose numbers fail."""
+    if not result.ok:
+        return ImplementationVerdict(passed=False, reason=f"the training script failed: {result.error[-500:]}")
+    checks = check_constraints(spec, result.results)
+    opinion = brain.answer(AgentStep("manager.verify_implementation", ManagerOpinion, {
+        "spec": spec, "results": {k: v for k, v in result.results.items() if k != "trials"}, "checks": checks}))
+    failed = [c for c in checks if not c.satisfied]
+    if failed:
+        reason = "unmet: " + "; ".join(f"{c.name} = {c.measured} (needs {c.op} {c.target:g})" for c in failed)
+    else:
+        reason = "every constraint is met on the held-out test split"
+    return ImplementationVerdict(passed=not failed, checks=checks, reason=reason, manager_opinion=opinion.reason)

@@ -1,0 +1,62 @@
+"""The vocabulary of metrics and complexity measures: names, directions, and the words users use for them."""
+
+from __future__ import annotations
+
+from .contracts import TaskType
+
+# name -> (direction, kind)
+MEASURES: dict[str, tuple[str, str]] = {
+    "accuracy": ("maximize", "performance"),
+    "f1": ("maximize", "performance"),
+    "precision": ("maximize", "performance"),
+    "recall": ("maximize", "performance"),
+    "roc_auc": ("maximize", "performance"),
+    "r2": ("maximize", "performance"),
+    "rmse": ("minimize", "performance"),
+    "rmsle": ("minimize", "performance"),
+    "mae": ("minimize", "performance"),
+    "mape": ("minimize", "performance"),
+    "rand_index": ("maximize", "performance"),
+    "adjusted_rand_index": ("maximize", "performance"),
+    "silhouette": ("maximize", "performance"),
+    "latency_ms": ("minimize", "complexity"),
+    "training_time_s": ("minimize", "complexity"),
+    "model_size_mb": ("minimize", "complexity"),
+    "n_parameters": ("minimize", "complexity"),
+}
+
+# words in an instruction -> measure name; longest phrases are tried first
+ALIASES: dict[str, str] = {
+    "accuracy": "accuracy", "acc": "accuracy",
+    "f1 score": "f1", "f1-score": "f1", "f1": "f1", "f-score": "f1", "f score": "f1",
+    "precision": "precision", "recall": "recall", "sensitivity": "recall",
+    "roc auc": "roc_auc", "roc-auc": "roc_auc", "auc": "roc_auc", "auroc": "roc_auc",
+    "r2": "r2", "r^2": "r2", "r squared": "r2", "r-squared": "r2", "r²": "r2",
+    "rmse": "rmse", "root mean squared error": "rmse", "root mean square error": "rmse",
+    "rmsle": "rmsle", "root mean squared log error": "rmsle", "root mean squared logarithmic error": "rmsle",
+    "mae": "mae", "mean absolute error": "mae",
+    "mape": "mape", "mean absolute percentage error": "mape",
+    "adjusted rand index": "adjusted_rand_index", "ari": "adjusted_rand_index",
+    "rand index": "rand_index", "rand score": "rand_index",
+    "silhouette": "silhouette", "silhouette score": "silhouette",
+}
+
+TASK_METRICS: dict[TaskType, set[str]] = {
+    TaskType.tabular_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},
+    TaskType.tabular_regression: {"rmse", "rmsle", "mae", "mape", "r2"},
+    TaskType.tabular_clustering: {"rand_index", "adjusted_rand_index", "silhouette"},
+}
+
+COMPLEXITY = {name for name, (_, kind) in MEASURES.items() if kind == "complexity"}
+
+
+def direction(name: str) -> str:
+    return MEASURES[name][0]
+
+
+def kind(name: str) -> str:
+    return MEASURES[name][1]
+
+
+def is_loss(name: str) -> bool:
+    return MEASURES.get(name, ("maximize", ""))[0] == "minimize" and kind(name) == "performance"

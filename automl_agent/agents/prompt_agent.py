@@ -1,0 +1,97 @@
+"""Prompt agent: instruction -> RequirementSpec, then cross-checked against the data and the instruction."""
+
+from __future__ import annotations
+
+from . import knowledge_base as kb
+from . import metrics
+from .brains.base import AgentStep, RecordingBrain
+from .brains.offline import OfflineRules, infer_task
+from .constraints import reconcile
+from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
+from ..errors import UserFacingError
+
+STEP = "prompt.parse_instruction"
+
+
+def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProfile,
+                      target_override: str | None = None) -> tuple[RequirementSpec, list[str]]:
+    if target_override is not None and profile.column(target_override) is None:
+        raise UserFacingError(
+            f"--target {target_override!r} is not a column of {profile.path.rsplit('/', 1)[-1]}.",
+            f"Columns are: {', '.join(profile.names)}", status="rejected")
+    step = AgentStep(STEP, RequirementSpec, {
+        "instruction": instruction, "profile": profile,
+        "task_types": [t.value for t in SUPPORTED_TASKS], "metric_names": sorted(metrics.MEASURES),
+    })
+    spec = brain.answer(step)
+    spec, corrections = cross_check(spec, instruction, profile, target_override)
+    if corrections:
+        brain.note_corrections(STEP, corrections)
+    return spec, corrections
+
+
+def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
+                target_override: str | None) -> tuple[RequirementSpec, list[str]]:
+    """Decisions that must be right are checked against the data and the instruction, whatever the brain said."""
+    rules = OfflineRules.parse_instruction(instruction, profile, [], [])
+    notes: list[str] = []
+    spec = spec.model_copy(deep=True)
+    problem, dataset = spec.problem, spec.dataset
+
+    if target_override is not None:
+        if dataset.target != target_override:
+            notes.append(f"target set to {target_override!r} by --target")
+        dataset.target = target_override
+    elif dataset.target is not None and profile.column(dataset.target) is None:
+        notes.append(f"target {dataset.target!r} is not a column; using {rules.dataset.target!r}")
+        dataset.target = rules.dataset.target
+
+    task = problem.downstream_task
+    if target_override is not None:
+        expected = infer_task(instruction, profile, target_override)
+    else:
+        expected = rules.problem.downstream_task
+    if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, dataset.target):
+        notes.append(f"task {task.value} does not fit the data; using {expected.value}")
+        problem.downstream_task = task = expected
+    if task != TaskType.tabular_clustering and dataset.target is None:
+        dataset.target = rules.dataset.target
+        notes.append(f"no target given; using {dataset.target!r}")
+    if task != TaskType.tabular_clustering and dataset.target is None:
+        raise UserFacingError("Could not tell which column to predict.",
+                              f"Name it in the instruction or pass --target. Columns are: {', '.join(profile.names)}")
+
+    allowed = metrics.TASK_METRICS[task]
+    if problem.metric not in allowed:
+        fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
+        notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")
+        problem.metric = fallback
+    if task == TaskType.tabular_clustering and problem.metric in {"rand_index", "adjusted_rand_index"} and not dataset.target:
+        notes.append(f"{problem.metric} needs held labels and none were named; using 'silhouette'")
+        problem.metric = "silhouette"
+    direction = metrics.direction(problem.metric)
+    if problem.metric_direction != direction:
+        notes.append(f"direction for {problem.metric} corrected to {direction}")
+        problem.metric_direction = direction
+
+    problem.constraints, constraint_notes = reconcile(problem.constraints, instruction)
+    notes += constraint_notes
+    if problem.n_clusters != rules.problem.n_clusters:
+        if problem.n_clusters is not None or rules.problem.n_clusters is not None:
+            notes.append(f"number of clusters set to {rules.problem.n_clusters} as the instruction says")
+        problem.n_clusters = rules.problem.n_clusters
+    dataset.path = profile.path
+    return spec, notes
+
+
+def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:
+    if task == TaskType.tabular_clustering:
+        return True
+    column = profile.column(target) if target else None
+    if column is None:
+        return target is None
+    if task == TaskType.tabular_regression:
+        return column.kind == "numeric" and column.n_unique > 2
+    if task == TaskType.tabular_classification:
+        return column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
+    return False

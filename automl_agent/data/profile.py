@@ -1,0 +1,71 @@
+"""A measured profile of a table: what the data agent's analysis is grounded on."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..agents.contracts import ColumnProfile, DataProfile
+
+_ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
+
+
+def _kind(series: pd.Series, n_rows: int) -> str:
+    n_unique = series.nunique(dropna=True)
+    name = str(series.name).lower()
+    if n_unique <= 1:
+        return "constant"
+    if pd.api.types.is_bool_dtype(series):
+        return "boolean"
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return "datetime"
+    if pd.api.types.is_numeric_dtype(series):
+        looks_like_id = name in _ID_NAMES or name.endswith("_id")
+        if looks_like_id and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
+            return "identifier"
+        return "numeric"
+    text = series.dropna().astype(str)
+    if n_unique >= 0.95 * n_rows:
+        return "text" if text.str.len().mean() > 30 else "identifier"
+    if n_unique > max(50, 0.5 * n_rows) and text.str.len().mean() > 30:
+        return "text"
+    return "categorical"
+
+
+def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
+    n_rows = len(frame)
+    columns = []
+    for name in frame.columns:
+        series = frame[name]
+        columns.append(ColumnProfile(
+            name=str(name),
+            dtype=str(series.dtype),
+            kind=_kind(series, n_rows),
+            missing=int(series.isna().sum()),
+            n_unique=int(series.nunique(dropna=True)),
+            examples=[str(v) for v in series.dropna().unique()[:5]],
+        ))
+    return DataProfile(
+        path=path, n_rows=n_rows, n_columns=frame.shape[1], columns=columns,
+        target_candidates=target_candidates(columns, n_rows),
+    )
+
+
+def target_candidates(columns: list[ColumnProfile], n_rows: int) -> list[str]:
+    """Columns that could be a target, most plausible first (low-cardinality labels, then numeric outcomes)."""
+    scored = []
+    for i, c in enumerate(columns):
+        if c.kind in {"identifier", "constant", "text", "datetime"}:
+            continue
+        score = 0.0
+        if c.kind in {"categorical", "boolean"} and c.n_unique <= 20:
+            score += 2
+        if c.kind == "numeric":
+            score += 1
+        score += i / max(len(columns), 1) * 0.5  # targets often sit last
+        scored.append((score, c.name))
+    return [name for _, name in sorted(scored, reverse=True)]
+
+
+def class_balance(frame: pd.DataFrame, target: str) -> dict[str, float]:
+    shares = frame[target].astype(str).value_counts(normalize=True)
+    return {str(k): round(float(v), 4) for k, v in shares.items()}
