@@ -1,0 +1,99 @@
+"""The LLM brain: any OpenAI-compatible chat-completions server (OpenAI, Azure, vLLM, Ollama, llama.cpp).
+
+Structured output from the step's pydantic contract: JSON-schema response format where the server takes it,
+JSON mode otherwise; the answer is validated, with one repair round that shows the model its validation error."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from pydantic import BaseModel, ValidationError
+
+from .base import AgentStep, Usage
+
+
+class LLMStepError(RuntimeError):
+    """An LLM step that gave no valid answer after the repair round."""
+
+
+def _extract_json(text: str) -> str:
+    fenced = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, flags=re.DOTALL)
+    if fenced:
+        return fenced.group(1)
+    start, end = text.find("{"), text.rfind("}")
+    return text[start:end + 1] if start >= 0 and end > start else text
+
+
+class LLMBrain:
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, timeout: float = 120.0,
+                 max_retries: int = 3, temperature: float = 0.0):
+        from openai import OpenAI
+
+        self.model = model
+        self.name = f"openai:{model}"
+        self.temperature = temperature
+        self.client = OpenAI(base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
+                             api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
+                             timeout=timeout, max_retries=max_retries)  # the client retries 429, 5xx and timeouts
+        self.schema_supported: bool | None = None
+
+    def _complete(self, messages: list[dict], output: type[BaseModel]) -> tuple[str, Usage]:
+        from openai import BadRequestError
+
+        schema_format = {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": output.model_json_schema()}}
+        formats = [schema_format, {"type": "json_object"}] if self.schema_supported is not False else [{"type": "json_object"}]
+        last: Exception | None = None
+        for fmt in formats:
+            try:
+                response = self.client.chat.completions.create(model=self.model, messages=messages, response_format=fmt,
+                                                                temperature=self.temperature)
+            except BadRequestError as exc:  # this server does not take that response format: try the next one
+                last = exc
+                if fmt is schema_format:
+                    self.schema_supported = False
+                continue
+            if fmt is schema_format:
+                self.schema_supported = True
+            usage = response.usage
+            return (response.choices[0].message.content or "",
+                    Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
+        raise LLMStepError(f"the server refused every response format: {last}")
+
+    def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
+        schema = json.dumps(step.output.model_json_schema())
+        messages = [
+            {"role": "system", "content": step.system_prompt() + f"\n\nJSON schema of your answer:\n{schema}"},
+            {"role": "user", "content": step.user_prompt()},
+        ]
+        total = Usage()
+        for attempt in range(2):
+            text, usage = self._complete(messages, step.output)
+            total.prompt_tokens += usage.prompt_tokens
+            total.completion_tokens += usage.completion_tokens
+            try:
+                return step.output.model_validate_json(_extract_json(text)), total
+            except ValidationError as exc:
+                if attempt == 1:
+                    raise LLMStepError(f"{step.name}: no valid answer after one repair round: {exc.errors()[:3]}") from exc
+                messages += [{"role": "assistant", "content": text},
+                             {"role": "user", "content": f"That answer does not match the schema: {exc}. "
+                                                         "Answer again with only the corrected JSON object."}]
+        raise AssertionError("unreachable")
+
+
+class FallbackBrain:
+    """A primary brain whose failed steps are answered by the offline rules, so a weak model still delivers."""
+
+    def __init__(self, primary, fallback):
+        self.primary, self.fallback = primary, fallback
+        self.name = primary.name
+        self.fallbacks: list[str] = []
+
+    def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
+        try:
+            return self.primary.answer(step)
+        except LLMStepError as exc:
+            self.fallbacks.append(f"{step.name}: {exc}")
+            return self.fallback.answer(step)

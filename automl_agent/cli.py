@@ -1,0 +1,198 @@
+"""automl-agent: describe an ML task in one sentence, point at data, get a verified, registered, served model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import UserFacingError
+from .settings import RunOptions, configure_environment
+
+EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2, 2
+
+EXAMPLES = """examples:
+  automl-agent run "Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms." --data churn.csv
+  automl-agent run "Predict the price of a diamond; RMSE below 600" --data diamonds.csv --budget 90
+  automl-agent run "Cluster these wines into 3 groups" --data wine.csv --target cultivar
+  automl-agent runs
+  automl-agent serve RUN_ID --port 3000      # then: curl -X POST localhost:3000/predict -H 'content-type: application/json' -d '{"records": [...]}'
+  automl-agent demo RUN_ID --port 7860
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="automl-agent", description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", default=os.environ.get("AUTOML_AGENT_WORKDIR", ".automl"),
+                        help="workspace folder: runs, MLflow store, bentos (default: .automl in the current directory)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run the whole pipeline on an instruction and a data file",
+                         description="Parse the instruction, plan, train with HPO in a sandbox, verify, register, build a bento and a demo.")
+    run.add_argument("instruction", help="the task in one sentence, with any constraints (metric >= x, latency < y ms, ...)")
+    run.add_argument("--data", required=True, help="CSV or Parquet file with a header row")
+    run.add_argument("--target", help="the column to predict (default: inferred from the instruction and the data)")
+    run.add_argument("--budget", type=float, default=60.0, help="seconds for the training script's search and fit (default 60)")
+    run.add_argument("--plans", type=int, default=3, help="number of plans executed in parallel (default 3)")
+    run.add_argument("--top-k", type=int, default=3, help="candidate models per plan (default 3)")
+    run.add_argument("--max-revisions", type=int, default=1, help="revision rounds when verification fails (default 1)")
+    run.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"),
+                     help="brain: 'offline' (default, no key or network) or 'openai:MODEL' (uses OPENAI_BASE_URL/OPENAI_API_KEY)")
+    run.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the training sandbox (default 8192)")
+    run.add_argument("--model-name", help="registered model name (default: <data file>-<task>)")
+    run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
+    run.add_argument("--json", action="store_true", help="also print run.json to stdout")
+    run.add_argument("--quiet", action="store_true", help="no progress output")
+
+    sub.add_parser("runs", help="list the runs in the workspace, one line each")
+
+    show = sub.add_parser("show", help="print a run's run.json")
+    show.add_argument("run_id")
+
+    serve = sub.add_parser("serve", help="serve a run's model over HTTP with BentoML (POST /predict)")
+    serve.add_argument("run_id")
+    serve.add_argument("--port", type=int, default=3000)
+    serve.add_argument("--host", default="127.0.0.1")
+
+    demo = sub.add_parser("demo", help="open the Gradio demo of a run's model")
+    demo.add_argument("run_id")
+    demo.add_argument("--port", type=int, default=7860)
+    demo.add_argument("--host", default="127.0.0.1")
+    return parser
+
+
+def _error(exc: UserFacingError | str) -> None:
+    print(f"error: {exc}", file=sys.stderr)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    try:
+        options = RunOptions(instruction=args.instruction, data_path=args.data, workdir=args.workdir, target=args.target,
+                             budget_s=args.budget, n_plans=args.plans, top_k=args.top_k, max_revisions=args.max_revisions,
+                             llm=args.llm, memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id)
+    except ValueError as exc:
+        errors = getattr(exc, "errors", lambda: [])()
+        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)
+        _error(f"invalid options: {detail}")
+        return EXIT_USAGE
+    configure_environment(options.workdir_path)
+    from .agents.brains.factory import make_brain
+    from .console import Reporter
+
+    try:
+        make_brain(options.llm)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
+    from .flows.automl import automl_flow
+    from .workspace import new_run_id
+
+    options = options.model_copy(update={"run_id": options.run_id or new_run_id()})
+    reporter = Reporter(quiet=args.quiet)
+    reporter.say(f"automl-agent run {options.run_id} (workspace {options.workdir_path})")
+    record = automl_flow(options=options, reporter=reporter)
+    _summary(record, reporter, options.workdir_path)
+    if args.json:
+        print(record.model_dump_json(indent=2))
+    return {"succeeded": EXIT_OK, "rejected": EXIT_REJECTED}.get(record.status, EXIT_FAILED)
+
+
+def _summary(record, reporter, workdir: Path) -> None:
+    say = reporter.say
+    say("")
+    say(f"run {record.run_id}: {record.status.upper()}")
+    if record.message:
+        say(f"  {record.message}")
+    if record.metrics:
+        shown = ", ".join(f"{k}={v:.4f}" for k, v in record.metrics.items())
+        say(f"  {record.task_type} / target {record.target!r} / {record.best_model}: {shown}")
+    for c in record.constraints:
+        say(f"  {'ok ' if c.satisfied else 'NOT'} {c.name} {c.op} {c.target:g} (measured {c.measured})")
+    if record.registered_model:
+        rm = record.registered_model
+        say(f"  model: models:/{rm.name}@{rm.alias} (version {rm.version}); bento {record.bento_tag}")
+        say(f"  serve: automl-agent --workdir {workdir} serve {record.run_id}   demo: automl-agent --workdir {workdir} demo {record.run_id}")
+    say(f"  success score {record.success_score}; {record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    records = Workspace(Path(args.workdir).resolve()).list()
+    if not records:
+        print(f"no runs in {Path(args.workdir).resolve()}")
+        return EXIT_OK
+    for r in records:
+        metric = f"{r.metric}={r.metrics[r.metric]:.4f}" if r.metric and r.metric in r.metrics else "-"
+        print(f"{r.run_id}  {r.status:<9}  {(r.task_type or '-'):<24} {metric:<18} {r.created_at}  {r.instruction[:60]}")
+    return EXIT_OK
+
+
+def _delivered(args: argparse.Namespace, field: str):
+    from .workspace import Workspace
+
+    record = Workspace(Path(args.workdir).resolve()).load(args.run_id)
+    if not getattr(record, field):
+        raise UserFacingError(f"Run {args.run_id} has no delivered model ({record.status}: {record.message or 'no model'}).",
+                              "Serve or demo a run whose status shows a registered model (see `automl-agent runs`).")
+    return record
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    workdir = Path(args.workdir).resolve()
+    configure_environment(workdir)
+    record = _delivered(args, "bento_tag")
+    print(f"serving bento {record.bento_tag} on http://{args.host}:{args.port} (POST /predict, /schema); Ctrl-C stops it",
+          file=sys.stderr)
+    command = [sys.executable, "-m", "bentoml", "serve", record.bento_tag, "--host", args.host, "--port", str(args.port)]
+    try:
+        return subprocess.call(command, env=os.environ.copy())
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    workdir = Path(args.workdir).resolve()
+    configure_environment(workdir)
+    record = _delivered(args, "demo_path")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"automl_demo_{args.run_id.replace('-', '_')}", record.demo_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    print(f"demo of {record.registered_model.name} v{record.registered_model.version} on http://{args.host}:{args.port}",
+          file=sys.stderr)
+    module.build_demo().launch(server_name=args.host, server_port=args.port)
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .workspace import Workspace
+
+    print(Workspace(Path(args.workdir).resolve()).load(args.run_id).model_dump_json(indent=2))
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show}
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return commands[args.command](args)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_FAILED if exc.status == "failed" else EXIT_REJECTED
+    except KeyboardInterrupt:
+        _error("interrupted; rerun with the same --run-id to resume from the finished stages")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""Progress on the terminal: one line per stage as it goes, trial lines during HPO, a summary at the end."""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from typing import Iterator, TextIO
+
+
+class Reporter:
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False):
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.timings: dict[str, float] = {}
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            print(text, file=self.stream, flush=True)
+
+    @contextmanager
+    def stage(self, key: str, label: str) -> Iterator[None]:
+        self.say(f"> {label} ...")
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = time.perf_counter() - started
+            self.timings[key] = round(self.timings.get(key, 0.0) + elapsed, 3)
+            self.say(f"  {label}: {elapsed:.1f} s")
+
+    def detail(self, text: str) -> None:
+        self.say(f"    {text}")

@@ -1,0 +1,67 @@
+"""Gradio demo for a model delivered by automl-agent.
+
+Run it with `automl-agent demo RUN_ID` or `python demo.py [--port 7860]`. It loads the registered model version
+from the MLflow store recorded in demo_config.json beside this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+import gradio as gr
+import mlflow
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+SETTINGS = json.loads((HERE / "demo_config.json").read_text())
+SCHEMA = SETTINGS["schema"]
+
+
+def load_model():
+    mlflow.set_tracking_uri(SETTINGS["tracking_uri"])
+    return mlflow.pyfunc.load_model(SETTINGS["model_uri"])
+
+
+def build_demo(model=None) -> gr.Blocks:
+    model = model or load_model()
+    columns = SCHEMA["columns"]
+    example = (SCHEMA.get("example") or [{}])[0]
+
+    def predict(*values):
+        frame = pd.DataFrame([dict(zip([c["name"] for c in columns], values))])
+        for column in columns:
+            if column["type"] == "number":
+                frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce")
+        prediction = model.predict(frame)
+        value = prediction.tolist()[0] if hasattr(prediction, "tolist") else list(prediction)[0]
+        return str(value)
+
+    def field(column):
+        default = example.get(column["name"])
+        if column["type"] == "number":
+            return gr.Number(label=column["name"], value=default if default is not None else column.get("median"))
+        return gr.Dropdown(choices=column["levels"], label=column["name"], allow_custom_value=True,
+                           value=default if default is not None else column.get("mode"))
+
+    title = SETTINGS.get("title", "automl-agent model")
+    with gr.Blocks(title=title) as demo:
+        gr.Markdown(f"# {title}\n{SETTINGS.get('description', '')}")
+        with gr.Row():
+            with gr.Column():
+                fields = [field(column) for column in columns]
+            with gr.Column():
+                output = gr.Textbox(label=SETTINGS.get("output_label", "prediction"))
+                button = gr.Button("Predict", variant="primary")
+        button.click(predict, inputs=fields, outputs=output, api_name="predict")
+    return demo
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Gradio demo of an automl-agent model")
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("GRADIO_SERVER_PORT", "7860")))
+    args = parser.parse_args()
+    build_demo().launch(server_name=args.host, server_port=args.port)

@@ -1,0 +1,53 @@
+"""Delivery: a bento in the BentoML store and a Gradio demo file, both for the registered model version."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def safe_name(text: str) -> str:
+    name = re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-.")
+    return (name or "model")[:60]
+
+
+def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str, Any], service_name: str) -> str:
+    """Import the registered MLflow model into the BentoML store and build a bento offline; returns its tag."""
+    import bentoml
+
+    bento_model = bentoml.mlflow.import_model(safe_name(service_name + "-model"), model_uri,
+                                              labels={"source": "automl-agent"}, metadata={"registered_model": registered})
+    ctx = run_dir / "bento"
+    if ctx.exists():
+        shutil.rmtree(ctx)
+    ctx.mkdir(parents=True)
+    shutil.copy(HERE / "service_template.py", ctx / "service.py")
+    (ctx / "schema.json").write_text(json.dumps(schema, indent=2))
+    (ctx / "bento_config.json").write_text(json.dumps({
+        "service_name": safe_name(service_name), "bento_model_tag": str(bento_model.tag), "registered_model": registered,
+    }, indent=2))
+    bento = bentoml.bentos.build(
+        service="service:DeliveredModel", build_ctx=str(ctx),
+        include=["service.py", "schema.json", "bento_config.json"],
+        labels={"source": "automl-agent", "registered_model": safe_name(registered)},
+        python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas"]},
+        models=[str(bento_model.tag)],
+    )
+    return str(bento.tag)
+
+
+def write_demo(run_dir: Path, *, tracking_uri: str, model_uri: str, schema: dict[str, Any], title: str,
+               description: str) -> Path:
+    path = run_dir / "demo.py"
+    shutil.copy(HERE / "demo_template.py", path)
+    output_label = "class" if schema.get("classes") else ("cluster" if schema["task"].endswith("clustering") else "prediction")
+    (run_dir / "demo_config.json").write_text(json.dumps({
+        "tracking_uri": tracking_uri, "model_uri": model_uri, "schema": schema, "title": title,
+        "description": description, "output_label": output_label,
+    }, indent=2))
+    return path

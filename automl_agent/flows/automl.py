@@ -1,0 +1,214 @@
+"""The automl flow: the paper's Algorithm 1 as a Prefect flow (INIT, PLAN, EXECUTE, IMPLEMENT, DELIVER)."""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, unmapped
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from .. import context
+from ..agents.brains.base import RecordingBrain, Transcript
+from ..agents.brains.factory import make_brain
+from ..agents.contracts import ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec, TaskType
+from ..console import Reporter
+from ..data.io import read_table
+from ..data.profile import class_balance, profile_table
+from ..errors import UserFacingError
+from ..scoring import success_score
+from ..settings import RunOptions
+from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
+from ..tracking import Tracker
+from ..workspace import ConstraintRecord, LLMUsage, RunRecord, Workspace, new_run_id
+
+
+class Attempt:
+    """One implementation attempt and how good it was, so the best one ships when none passes."""
+
+    def __init__(self, version: int, script: PipelineScript, result: PipelineResult, verdict: ImplementationVerdict,
+                 plan_title: str):
+        self.version, self.script, self.result, self.verdict, self.plan_title = version, script, result, verdict, plan_title
+
+    def rank(self, spec: RequirementSpec) -> tuple:
+        value = self.result.results.get("primary_metric")
+        value = float("-inf") if value is None else (value if spec.problem.metric_direction == "maximize" else -value)
+        return (self.result.ok, sum(c.satisfied for c in self.verdict.checks), value)
+
+
+def open_run(options: RunOptions, reporter: Reporter) -> context.RunContext:
+    workspace = Workspace(options.workdir_path)
+    run_id = options.run_id or new_run_id()
+    previous = workspace.run_dir(run_id) / "run.json"
+    tracker = Tracker(f"sqlite:///{options.workdir_path / 'mlflow.db'}", "automl-agent", options.workdir_path / "mlartifacts")
+    mlflow_run_id = None
+    if previous.exists():  # resuming: keep the same MLflow parent run
+        mlflow_run_id = json.loads(previous.read_text()).get("mlflow_run_id")
+    if not mlflow_run_id:
+        mlflow_run_id = tracker.start(f"automl-{run_id}", {"automl_agent.run_id": run_id})
+    transcript = Transcript()
+    brain = RecordingBrain(make_brain(options.llm), transcript)
+    ctx = context.RunContext(run_id=run_id, options=options, workspace=workspace, brain=brain, transcript=transcript,
+                             tracker=tracker, reporter=reporter, mlflow_run_id=mlflow_run_id)
+    context.register(ctx)
+    return ctx
+
+
+@flow(name="automl-agent", flow_run_name="automl-{options.run_id}", task_runner=ThreadPoolTaskRunner(max_workers=4),
+      log_prints=False, persist_result=True)
+def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRecord:
+    reporter = reporter or Reporter()
+    warnings.filterwarnings("ignore", module=r"mlflow\..*")
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    started = time.perf_counter()
+    ctx = open_run(options, reporter)
+    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=str(Path(options.data_path).resolve()),
+                       mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
+                       llm=LLMUsage(backend=ctx.brain.name))
+    ctx.workspace.save(record)
+    ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
+    ctx.tracker.params(ctx.mlflow_run_id, {"llm": options.llm, "budget_s": options.budget_s, "n_plans": options.n_plans,
+                                           "top_k": options.top_k, "data_path": record.data_path})
+    results: dict[str, Any] = {}
+    try:
+        results = _run_stages(ctx, record)
+    except UserFacingError as exc:
+        record.status, record.message = exc.status, str(exc)
+    except Exception as exc:  # the record is kept and the user told where the details are, never a bare traceback
+        log = ctx.run_dir / "error.log"
+        log.write_text(traceback.format_exc())
+        record.status = "failed"
+        record.message = f"internal error ({type(exc).__name__}: {exc}); details in {log}"
+    finally:
+        record.timings = dict(reporter.timings)
+        record.timings["total"] = round(time.perf_counter() - started, 3)
+        totals = ctx.transcript.totals()
+        record.llm = LLMUsage(backend=ctx.brain.name, calls=totals["calls"], prompt_tokens=totals["prompt_tokens"],
+                              completion_tokens=totals["completion_tokens"],
+                              tokens=totals["prompt_tokens"] + totals["completion_tokens"])
+        _finish(ctx, record, results)
+    return record
+
+
+def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
+    opts, say, stage = ctx.options, ctx.reporter.detail, ctx.reporter.stage
+    run_id = ctx.run_id
+
+    with stage("request", "INIT: reading data and verifying the request"):
+        frame = read_table(opts.data_path)
+        profile = profile_table(frame, record.data_path)
+        verdict = request.verify_request(run_id, opts.instruction, profile)
+        if not verdict.ok:
+            raise UserFacingError(f"Request not accepted: {verdict.feedback}",
+                                  "Rephrase the instruction as a machine-learning task on this data.", status="rejected")
+        say(f"{profile.n_rows} rows x {profile.n_columns} columns; request accepted")
+
+    with stage("parse", "INIT: parsing the instruction into a requirement spec"):
+        spec, corrections = parsing.parse_instruction(run_id, opts.instruction, profile, opts.target)
+        if spec.dataset.target and spec.problem.downstream_task == TaskType.tabular_classification:
+            profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
+        record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
+        record.corrections = corrections
+        say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")
+        for c in spec.problem.constraints:
+            say(f"constraint: {c.describe()}")
+        for note in corrections:
+            say(f"cross-check: {note}")
+    ctx.workspace.save(record)
+
+    with stage("retrieve", "PLAN: retrieving knowledge"):
+        knowledge = retrieval.retrieve_knowledge(run_id, spec)
+        say(f"{len(knowledge.items)} items" + (f"; {len(knowledge.failures)} sources failed" if knowledge.failures else ""))
+
+    best: Attempt | None = None
+    feedback, previous_error = "", ""
+    for revision in range(opts.max_revisions + 1):
+        if revision:
+            say(f"revision {revision}: {feedback[:200]}")
+        with stage("plan", f"PLAN: devising {opts.n_plans} plans"):
+            plans = planning.make_plans(run_id, spec, knowledge, opts.n_plans, feedback, revision)
+            for p in plans:
+                say(f"plan {p.plan_id}: {p.title} [{', '.join(p.model_families)}]")
+        with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
+            futures = execution.execute_plan.map(unmapped(run_id), plans, spec=unmapped(spec), profile=unmapped(profile),
+                                                 top_k=unmapped(opts.top_k), revision=unmapped(revision))
+            outcomes = [f.result() for f in futures]
+            for o in outcomes:
+                say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
+        with stage("verify_execution", "EXECUTE: verifying plan outcomes"):
+            exec_verdict = execution.verify_execution(run_id, spec, outcomes, revision)
+            chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
+            say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
+        version = revision + 1
+        with stage("write_pipeline", "IMPLEMENT: operation agent writing the training script"):
+            script = implementation.write_pipeline(run_id, spec, chosen, version, previous_error)
+            say(f"{script.path} (by {script.author})")
+        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
+            result = implementation.run_pipeline(run_id, script)
+            if result.ok:
+                r = result.results
+                say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
+            else:
+                say(result.error.splitlines()[0])
+        with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
+            imp_verdict = implementation.verify_implementation(run_id, spec, result, version)
+            say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
+        attempt = Attempt(version, script, result, imp_verdict, chosen.plan.title)
+        if best is None or attempt.rank(spec) > best.rank(spec):
+            best = attempt
+        record.revisions = revision
+        if imp_verdict.passed:
+            break
+        feedback = imp_verdict.reason + (f" Manager: {imp_verdict.manager_opinion}" if imp_verdict.manager_opinion else "")
+        previous_error = result.error
+    assert best is not None
+    return _deliver(ctx, record, spec, best)
+
+
+def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, best: Attempt) -> dict[str, Any]:
+    record.chosen_plan = best.plan_title
+    record.script_path = best.script.path
+    record.constraints = [ConstraintRecord(**c.model_dump()) for c in best.verdict.checks]
+    n_satisfied = sum(c.satisfied for c in best.verdict.checks)
+    if not best.result.ok:
+        record.status = "failed"
+        record.message = "the training script failed in every attempt; see the script logs in the run folder"
+        return {}
+    results = best.result.results
+    record.metrics = {k: round(float(v), 6) for k, v in results["metrics"].items()}
+    record.best_model = results.get("best_model")
+    ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
+    ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "n_trials", "cv_score")})
+    with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):
+        registered, model_uri, schema = delivery.register_model(ctx.run_id, spec, best.result, best.verdict, best.version)
+        record.registered_model = registered
+        ctx.reporter.detail(f"registered {registered.name} v{registered.version} @{registered.alias}")
+        record.bento_tag = delivery.build_bento(ctx.run_id, model_uri, registered, schema)
+        ctx.reporter.detail(f"bento {record.bento_tag}")
+        record.demo_path = delivery.write_demo(ctx.run_id, model_uri, spec, schema)
+    record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path),
+                                         n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
+    if best.verdict.passed:
+        record.status, record.message = "succeeded", ""
+    else:
+        record.status = "failed"
+        record.message = (f"delivered the best model found, but not every constraint is met ({best.verdict.reason}); "
+                          f"it is registered with alias 'candidate', not 'champion'")
+    return results
+
+
+def _finish(ctx: context.RunContext, record: RunRecord, results: dict[str, Any]) -> None:
+    try:
+        ctx.tracker.transcript(ctx.mlflow_run_id, ctx.transcript)
+        ctx.tracker.tags(ctx.mlflow_run_id, {"status": record.status, "task_type": record.task_type or ""})
+        ctx.tracker.metrics(ctx.mlflow_run_id, {"success_score": record.success_score})
+        record.report_path = delivery.report(ctx.run_id, record.model_dump_json(), results)
+        ctx.tracker.json(ctx.mlflow_run_id, record.model_dump(mode="json"), "run.json")
+        ctx.tracker.finish(ctx.mlflow_run_id, ok=record.status == "succeeded")
+    finally:
+        ctx.workspace.save(record)
+        context.release(ctx.run_id)

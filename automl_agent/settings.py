@@ -1,0 +1,63 @@
+"""Run options: the CLI's flags, validated, with defaults that suit a 2-core laptop."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field, field_validator
+
+
+class RunOptions(BaseModel):
+    instruction: str
+    data_path: str
+    workdir: str = ".automl"
+    target: str | None = None
+    budget_s: float = Field(default=60.0, gt=0, description="seconds for the training script's HPO and fit")
+    n_plans: int = Field(default=3, ge=1, le=8)
+    top_k: int = Field(default=3, ge=1, le=5)
+    max_revisions: int = Field(default=1, ge=0, le=5)
+    llm: str = "offline"
+    memory_mb: int = Field(default=8192, ge=512)
+    n_jobs: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    run_id: str | None = None
+    model_name: str | None = None
+    seed: int = 0
+
+    @field_validator("instruction")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the instruction is empty")
+        return value.strip()
+
+    @property
+    def workdir_path(self) -> Path:
+        return Path(self.workdir).expanduser().resolve()
+
+
+def configure_environment(workdir: Path) -> None:
+    """Point Prefect, MLflow and BentoML at the workspace; quiet their telemetry. Call before importing them."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    defaults = {
+        "PREFECT_HOME": str(workdir / "prefect"),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "CRITICAL",  # stage errors are reported by the flow, tracebacks go to error.log
+        "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
+        "PREFECT_LOCAL_STORAGE_PATH": str(workdir / "prefect" / "results"),
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        "BENTOML_HOME": str(workdir / "bentoml"),
+        "BENTOML_DO_NOT_TRACK": "true",
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "MLFLOW_TRACKING_URI": f"sqlite:///{workdir / 'mlflow.db'}",
+        "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING": "false",
+        "GIT_PYTHON_REFRESH": "quiet",
+        "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    for key, value in defaults.items():
+        os.environ.setdefault(key, value)
+    import logging
+
+    for name in ("mlflow", "bentoml", "alembic", "httpx"):
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -1,0 +1,99 @@
+"""MLflow as the memory of the run: a parent run per flow run, a nested run per plan, every artifact the agents made.
+
+An explicit MlflowClient is used throughout (plans log from parallel threads; the fluent API keeps
+thread-local state)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mlflow
+from mlflow.entities import RunStatus
+from mlflow.tracking import MlflowClient
+
+from .agents.brains.base import Transcript
+from .workspace import RegisteredModel
+
+
+TRUSTED_MODULES = ("sklearn.", "lightgbm.", "numpy.", "scipy.", "collections.", "builtins.", "automl_agent.runtime.")
+
+
+def trusted_types(model: Any) -> list[str]:
+    """Types the delivered model may contain: ML libraries only. A model built by generated code that holds
+    anything else (a type that could run code on load) is refused, not delivered."""
+    import skops.io
+
+    found = skops.io.get_untrusted_types(data=skops.io.dumps(model))
+    refused = [t for t in found if not t.startswith(TRUSTED_MODULES)]
+    if refused:
+        raise ValueError(f"the trained model contains types outside the ML libraries: {refused}")
+    return found
+
+
+class Tracker:
+    def __init__(self, tracking_uri: str, experiment: str, artifact_root: Path):
+        self.tracking_uri = tracking_uri
+        mlflow.set_tracking_uri(tracking_uri)
+        self.client = MlflowClient(tracking_uri)
+        found = self.client.get_experiment_by_name(experiment)
+        if found is None:
+            artifact_root.mkdir(parents=True, exist_ok=True)
+            self.experiment_id = self.client.create_experiment(experiment, artifact_location=artifact_root.as_uri())
+        else:
+            self.experiment_id = found.experiment_id
+
+    def start(self, name: str, tags: dict[str, str] | None = None, parent_id: str | None = None) -> str:
+        tags = dict(tags or {})
+        tags["mlflow.runName"] = name
+        if parent_id:
+            tags["mlflow.parentRunId"] = parent_id
+        return self.client.create_run(self.experiment_id, tags=tags, run_name=name).info.run_id
+
+    def finish(self, run_id: str, ok: bool = True) -> None:
+        self.client.set_terminated(run_id, RunStatus.to_string(RunStatus.FINISHED if ok else RunStatus.FAILED))
+
+    def text(self, run_id: str, text: str, path: str) -> None:
+        self.client.log_text(run_id, text, path)
+
+    def json(self, run_id: str, payload: Any, path: str) -> None:
+        self.client.log_text(run_id, json.dumps(payload, indent=2, default=str), path)
+
+    def file(self, run_id: str, local: Path, folder: str | None = None) -> None:
+        self.client.log_artifact(run_id, str(local), folder)
+
+    def metrics(self, run_id: str, values: dict[str, float | None], prefix: str = "") -> None:
+        for key, value in values.items():
+            if isinstance(value, (int, float)) and value == value:
+                self.client.log_metric(run_id, prefix + key, float(value))
+
+    def params(self, run_id: str, values: dict[str, Any]) -> None:
+        for key, value in values.items():
+            self.client.log_param(run_id, key, str(value)[:500])
+
+    def tags(self, run_id: str, values: dict[str, str]) -> None:
+        for key, value in values.items():
+            self.client.set_tag(run_id, key, value)
+
+    def transcript(self, run_id: str, transcript: Transcript) -> None:
+        """Every rendered prompt and its answer, numbered in call order."""
+        for i, record in enumerate(list(transcript.records), start=1):
+            stem = f"agents/{i:02d}_{record.step}"
+            prompt = f"# {record.step} ({record.brain})\n\n## system\n\n{record.system}\n\n## prompt\n\n{record.prompt}\n"
+            self.text(run_id, prompt, f"{stem}.prompt.md")
+            self.json(run_id, {"answer": record.answer, "seconds": record.seconds, "corrections": record.corrections,
+                               "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens},
+                      f"{stem}.answer.json")
+
+    def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str,
+                  requirements: list[str]) -> tuple[RegisteredModel, str]:
+        trusted = trusted_types(model)
+        with mlflow.start_run(run_id=run_id):
+            info = mlflow.sklearn.log_model(model, name="model", input_example=example, registered_model_name=name,
+                                            pip_requirements=requirements, serialization_format="skops",
+                                            skops_trusted_types=trusted)
+        version = str(info.registered_model_version)
+        self.client.set_registered_model_alias(name, alias, version)
+        self.client.set_model_version_tag(name, version, "mlflow_run_id", run_id)
+        return RegisteredModel(name=name, version=version, alias=alias), f"models:/{name}/{version}"

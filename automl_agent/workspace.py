@@ -1,0 +1,109 @@
+"""The workspace: one folder per run with its run.json, scripts, model and demo."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .errors import UserFacingError
+
+
+class RegisteredModel(BaseModel):
+    name: str
+    version: str
+    alias: str
+
+
+class ConstraintRecord(BaseModel):
+    name: str
+    op: str
+    target: float
+    measured: float | None
+    satisfied: bool
+
+
+class LLMUsage(BaseModel):
+    backend: str
+    calls: int = 0
+    tokens: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    status: Literal["running", "succeeded", "failed", "rejected"] = "running"
+    message: str = ""
+    instruction: str
+    data_path: str
+    created_at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    task_type: str | None = None
+    target: str | None = None
+    metric: str | None = None
+    metrics: dict[str, float] = Field(default_factory=dict)
+    constraints: list[ConstraintRecord] = Field(default_factory=list)
+    success_score: float = 0.0
+    chosen_plan: str | None = None
+    best_model: str | None = None
+    revisions: int = 0
+    corrections: list[str] = Field(default_factory=list)
+    mlflow_tracking_uri: str = ""
+    mlflow_run_id: str | None = None
+    registered_model: RegisteredModel | None = None
+    bento_tag: str | None = None
+    script_path: str | None = None
+    demo_path: str | None = None
+    report_path: str | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    llm: LLMUsage = Field(default_factory=lambda: LLMUsage(backend="offline"))
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+class Workspace:
+    def __init__(self, root: Path):
+        self.root = root
+        self.runs = root / "runs"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs / run_id
+
+    def save(self, record: RunRecord) -> Path:
+        folder = self.run_dir(record.run_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "run.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(record.model_dump_json(indent=2))
+        tmp.replace(path)
+        return path
+
+    def load(self, run_id: str) -> RunRecord:
+        path = self.run_dir(run_id) / "run.json"
+        if not path.exists():
+            known = ", ".join(r.run_id for r in self.list()[-5:]) or "none yet"
+            raise UserFacingError(f"No run {run_id!r} in {self.root}.",
+                                  f"Recent runs: {known}. List them with `automl-agent runs` (and --workdir if you used one).")
+        return RunRecord.model_validate_json(path.read_text())
+
+    def list(self) -> list[RunRecord]:
+        records = []
+        for path in sorted(self.runs.glob("*/run.json")):
+            try:
+                records.append(RunRecord.model_validate_json(path.read_text()))
+            except ValueError:
+                continue
+        return sorted(records, key=lambda r: r.created_at)
+
+    def write_json(self, run_id: str, name: str, payload: Any) -> Path:
+        path = self.run_dir(run_id) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(payload, indent=2, default=str))
+        return path
