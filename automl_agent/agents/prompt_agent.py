@@ -6,7 +6,7 @@ from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
 from .brains.offline import OfflineRules, infer_task
-from .constraints import reconcile
+from .constraints import mentioned_metric, reconcile
 from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from ..errors import UserFacingError
 
@@ -66,6 +66,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
         notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")
         problem.metric = fallback
+    if (task == TaskType.tabular_clustering and dataset.target and problem.metric == "silhouette"
+            and mentioned_metric(instruction, task) is None):
+        notes.append("held labels are named, so clustering is scored with the Rand index (as in the paper)")
+        problem.metric = "rand_index"
     if task == TaskType.tabular_clustering and problem.metric in {"rand_index", "adjusted_rand_index"} and not dataset.target:
         notes.append(f"{problem.metric} needs held labels and none were named; using 'silhouette'")
         problem.metric = "silhouette"

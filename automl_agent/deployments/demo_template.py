@@ -34,7 +34,7 @@ def build_demo(model=None) -> gr.Blocks:
         frame = pd.DataFrame([dict(zip([c["name"] for c in columns], values))])
         for column in columns:
             if column["type"] == "number":
-                frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce")
+                frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce").astype("float64")
         prediction = model.predict(frame)
         value = prediction.tolist()[0] if hasattr(prediction, "tolist") else list(prediction)[0]
         return str(value)

@@ -10,6 +10,7 @@ from typing import Any
 import bentoml
 import pandas as pd
 from bentoml.exceptions import InvalidArgument
+from mlflow.exceptions import MlflowException
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = json.loads((HERE / "bento_config.json").read_text())
@@ -38,7 +39,13 @@ def validate(records: Any) -> pd.DataFrame:
             if column["type"] == "number" and value is not None:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
                     raise InvalidArgument(f"record {i}: column {name!r} must be a number (or null), got {value!r}")
-    return pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    for name, column in COLUMNS.items():
+        if column["type"] == "number":
+            frame[name] = frame[name].astype("float64")
+        else:
+            frame[name] = frame[name].map(lambda v: None if v is None else str(v)).astype(object)
+    return frame
 
 
 @bentoml.service(name=SETTINGS["service_name"], traffic={"timeout": 60}, workers=1)
@@ -51,7 +58,10 @@ class DeliveredModel:
     @bentoml.api
     def predict(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         frame = validate(records)
-        predictions = self.model.predict(frame)
+        try:
+            predictions = self.model.predict(frame)
+        except MlflowException as exc:  # the model's own schema check: the caller's records are at fault
+            raise InvalidArgument(f"records do not match the model's schema: {exc.message}") from exc
         values = predictions.tolist() if hasattr(predictions, "tolist") else list(predictions)
         return {"predictions": values, "task": SCHEMA["task"], "model": SETTINGS["registered_model"]}
 

@@ -1,0 +1,31 @@
+# Two commands set up a fresh machine: `make demo` and `make test` (each creates .venv when missing).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+WORKDIR ?= .automl
+DEMO_INSTRUCTION ?= Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms.
+
+.PHONY: setup demo test test-fast bench clean
+
+$(BIN)/automl-agent: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[dev]'
+	touch $(BIN)/automl-agent
+
+setup: $(BIN)/automl-agent
+
+demo: setup
+	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not integration and not e2e"
+
+bench: setup
+	$(BIN)/python benchmarks/foundation.py
+
+clean:
+	rm -rf $(WORKDIR) .pytest_cache

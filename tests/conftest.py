@@ -1,0 +1,45 @@
+"""Shared fixtures: offline, deterministic, servers on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+for key, value in {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "GRADIO_ANALYTICS_ENABLED": "False",
+                   "BENTOML_DO_NOT_TRACK": "true", "HF_HUB_OFFLINE": "1", "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false"}.items():
+    os.environ.setdefault(key, value)
+
+DATASETS = Path(__file__).resolve().parents[1] / "automl_agent" / "datasets"
+
+
+@pytest.fixture(scope="session")
+def churn_csv() -> Path:
+    return DATASETS / "churn.csv"
+
+
+@pytest.fixture(scope="session")
+def churn_frame(churn_csv) -> pd.DataFrame:
+    return pd.read_csv(churn_csv)
+
+
+@pytest.fixture(scope="session")
+def small_diamonds(tmp_path_factory) -> Path:
+    frame = pd.read_csv(DATASETS / "diamonds.csv").sample(3000, random_state=0)
+    path = tmp_path_factory.mktemp("data") / "diamonds.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def wine_csv(tmp_path_factory) -> Path:
+    from sklearn.datasets import load_wine
+
+    bunch = load_wine(as_frame=True)
+    frame = bunch.frame.rename(columns={"target": "cultivar"})
+    frame["cultivar"] = frame["cultivar"].map({0: "class_0", 1: "class_1", 2: "class_2"})
+    path = tmp_path_factory.mktemp("data") / "wine.csv"
+    frame.to_csv(path, index=False)
+    return path
