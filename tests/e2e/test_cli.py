@@ -1,0 +1,117 @@
+"""The CLI as a user runs it, on the bundled churn data; then its bento served by `bentoml serve` and its
+Gradio demo, both answering on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.e2e
+CLI = [sys.executable, "-m", "automl_agent.cli"]
+INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms."
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def churn_run(tmp_path_factory, churn_csv):
+    workdir = tmp_path_factory.mktemp("e2e")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_"))}
+    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", INSTRUCTION, "--data", str(churn_csv), "--budget", "10",
+                           "--json"], capture_output=True, text=True, timeout=600, env=env)
+    return workdir, proc, env
+
+
+def test_run_prints_stages_and_writes_run_json(churn_run):
+    workdir, proc, _ = churn_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads(proc.stdout)
+    on_disk = json.loads((workdir / "runs" / record["run_id"] / "run.json").read_text())
+    assert on_disk == record
+    for key in ("run_id", "status", "message", "task_type", "target", "metrics", "constraints", "mlflow_tracking_uri",
+                "success_score", "mlflow_run_id", "registered_model", "bento_tag", "script_path", "demo_path", "timings", "llm"):
+        assert key in record
+    assert record["status"] == "succeeded" and record["target"] == "churn"
+    assert record["metrics"]["f1"] >= 0.55
+    assert {c["name"]: c["satisfied"] for c in record["constraints"]} == {"f1": True, "latency_ms": True}
+    assert record["success_score"] == 1.0 and record["registered_model"]["alias"] == "champion"
+    assert record["llm"]["backend"] == "offline" and record["llm"]["calls"] >= 10
+    assert Path(record["script_path"]).exists() and Path(record["demo_path"]).exists()
+    for stage in ("INIT", "PLAN", "EXECUTE", "IMPLEMENT", "DELIVER", "trial", "SUCCEEDED"):
+        assert stage in proc.stderr
+    listing = subprocess.run([*CLI, "--workdir", str(workdir), "runs"], capture_output=True, text=True, timeout=120)
+    assert record["run_id"] in listing.stdout and "succeeded" in listing.stdout
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, seconds: float = 120) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stdout.read()[-2000:] if proc.stdout else ''}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    raise AssertionError(f"{url} not ready after {seconds} s")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_frame):
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    port = free_port()
+    server = subprocess.Popen([*CLI, "--workdir", str(workdir), "serve", record["run_id"], "--port", str(port)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/readyz", server)
+        rows = churn_frame.drop(columns=["churn"]).head(5).to_dict(orient="records")
+        ok = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": rows}, timeout=30)
+        assert ok.status_code == 200, ok.text
+        assert set(ok.json()["predictions"]) <= {"Yes", "No"} and len(ok.json()["predictions"]) == 5
+        missing = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"tenure": 3}]}, timeout=30)
+        assert missing.status_code == 400 and "lacks columns" in missing.text
+        wrong_type = dict(rows[0], tenure="three")
+        bad = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [wrong_type]}, timeout=30)
+        assert bad.status_code == 400 and "tenure" in bad.text
+    finally:
+        _stop(server)
+
+
+def test_gradio_demo_answers_through_gradio_client(churn_run):
+    from gradio_client import Client
+
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    port = free_port()
+    demo = subprocess.Popen([*CLI, "--workdir", str(workdir), "demo", record["run_id"], "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/", demo)
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        schema = json.loads(Path(record["demo_path"]).with_name("demo_config.json").read_text())["schema"]
+        example = schema["example"][0]
+        answer = client.predict(*[example[c["name"]] for c in schema["columns"]], api_name="/predict")
+        assert answer in {"Yes", "No"}
+    finally:
+        _stop(demo)
