@@ -69,6 +69,16 @@ def _wait_ready(url: str, proc: subprocess.Popen, seconds: float = 120) -> None:
     raise AssertionError(f"{url} not ready after {seconds} s")
 
 
+def _launch(command: str, churn_run) -> tuple[subprocess.Popen, int, dict]:
+    """`automl-agent serve|demo RUN_ID` on a free loopback port; the caller stops it."""
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    port = free_port()
+    server = subprocess.Popen([*CLI, "--workdir", str(workdir), command, record["run_id"], "--port", str(port)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return server, port, record
+
+
 def _stop(proc: subprocess.Popen) -> None:
     proc.terminate()
     try:
@@ -78,11 +88,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_frame):
-    workdir, proc, env = churn_run
-    record = json.loads(proc.stdout)
-    port = free_port()
-    server = subprocess.Popen([*CLI, "--workdir", str(workdir), "serve", record["run_id"], "--port", str(port)],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    server, port, _ = _launch("serve", churn_run)
     try:
         _wait_ready(f"http://127.0.0.1:{port}/readyz", server)
         rows = churn_frame.drop(columns=["churn"]).head(5).to_dict(orient="records")
@@ -101,11 +107,7 @@ def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_fram
 def test_gradio_demo_answers_through_gradio_client(churn_run):
     from gradio_client import Client
 
-    workdir, proc, env = churn_run
-    record = json.loads(proc.stdout)
-    port = free_port()
-    demo = subprocess.Popen([*CLI, "--workdir", str(workdir), "demo", record["run_id"], "--port", str(port)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    demo, port, record = _launch("demo", churn_run)
     try:
         _wait_ready(f"http://127.0.0.1:{port}/", demo)
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
