@@ -68,12 +68,10 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     reference = render(config)
     answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
         "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error}))
-    source, author = answer.source, brain.name
-    problems = static_problems(source)
-    if problems:
-        source, author = reference, "skeleton renderer"
-    if source == reference:
-        author = "skeleton renderer" if brain.name == "offline" or problems else author
+    problems = static_problems(answer.source)
+    source = reference if problems else answer.source
+    # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
+    author = "skeleton renderer" if problems or brain.name == "offline" else brain.name
     path = run_dir / "scripts" / f"train_v{version}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import mlflow
+import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
@@ -36,7 +37,7 @@ def test_regression_run_is_verified_registered_and_tracked(run_cli, small_diamon
     mlflow.set_tracking_uri(record.mlflow_tracking_uri)
     model = mlflow.pyfunc.load_model("models:/diamonds-test@champion")
     schema = json.loads((workdir / "runs" / record.run_id / "bento" / "schema.json").read_text())
-    assert len(model.predict(__import__("pandas").DataFrame(schema["example"]).astype(
+    assert len(model.predict(pd.DataFrame(schema["example"]).astype(
         {c["name"]: "float64" for c in schema["columns"] if c["type"] == "number"}))) == len(schema["example"])
 
 

@@ -1,6 +1,6 @@
 from automl_agent.agents.brains.base import AgentStep, RecordingBrain, Transcript
 from automl_agent.agents.brains.offline import OfflineBrain, OfflineRules
-from automl_agent.agents.contracts import RequestVerdict, TaskType
+from automl_agent.agents.contracts import Knowledge, RequestVerdict, TaskType
 from automl_agent.agents import manager, prompt_agent
 from automl_agent.data.profile import profile_table
 
@@ -42,13 +42,12 @@ def test_identifier_columns_are_profiled_and_dropped(churn_frame):
     brain = RecordingBrain(OfflineBrain(), Transcript())
     spec, _ = prompt_agent.parse_instruction(brain, "Predict churn", profile)
     from automl_agent.agents import data_agent
-    plan = manager.make_plans(brain, spec, __import__("automl_agent.agents.contracts", fromlist=["Knowledge"]).Knowledge(), 3)[0]
+    plan = manager.make_plans(brain, spec, Knowledge(), 3)[0]
     analysis = data_agent.analyse(brain, spec, plan, profile)
     assert "customer_id" in analysis.dropped and "churn" not in analysis.features
 
 
 def test_three_distinct_plans_with_known_models(churn_frame):
-    from automl_agent.agents.contracts import Knowledge
     from automl_agent.agents import knowledge_base as kb
 
     brain = RecordingBrain(OfflineBrain(), Transcript())
