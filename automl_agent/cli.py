@@ -19,6 +19,7 @@ EXAMPLES = """examples:
   automl-agent run "Predict the price of a diamond; RMSE below 600" --data diamonds.csv --budget 90
   automl-agent run "Cluster these wines into 3 groups" --data wine.csv --target cultivar
   automl-agent runs
+  automl-agent server status                 # the workspace's Prefect UI (started by `run`, stops when idle)
   automl-agent serve RUN_ID --port 3000      # then: curl -X POST localhost:3000/predict -H 'content-type: application/json' -d '{"records": [...]}'
   automl-agent demo RUN_ID --port 7860
 """
@@ -45,10 +46,22 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the training sandbox (default 8192)")
     run.add_argument("--model-name", help="registered model name (default: <data file>-<task>)")
     run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
+    run.add_argument("--prefect", default=None, metavar="MODE",
+                     help="Prefect API: 'workspace' (default: a server for this workspace, started once in the background "
+                          "and reused; it serves the Prefect UI), 'ephemeral' (a temporary in-process server per command, "
+                          "slower), or a server URL such as http://127.0.0.1:4200/api. PREFECT_API_URL, when set, wins "
+                          "over the default; so does AUTOML_AGENT_PREFECT.")
     run.add_argument("--json", action="store_true", help="also print run.json to stdout")
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
     sub.add_parser("runs", help="list the runs in the workspace, one line each")
+
+    server = sub.add_parser("server", help="the workspace's Prefect server (UI and API): start, stop or show it",
+                            description="`automl-agent run` starts this server on first use; it stops after --idle-minutes "
+                                        "without a command using it.")
+    server.add_argument("action", choices=["start", "stop", "status"])
+    server.add_argument("--idle-minutes", type=float, default=None,
+                        help="stop after this many idle minutes (default 60; 0 = never)")
 
     show = sub.add_parser("show", help="print a run's run.json")
     show.add_argument("run_id")
@@ -80,6 +93,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         _error(f"invalid options: {detail}")
         return EXIT_USAGE
     configure_environment(options.workdir_path)
+    try:
+        prefect_server = _connect_prefect(args.prefect, options.workdir_path)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
     from .agents.brains.factory import make_brain
     from .console import Reporter
 
@@ -94,11 +112,49 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = options.model_copy(update={"run_id": options.run_id or new_run_id()})
     reporter = Reporter(quiet=args.quiet)
     reporter.say(f"automl-agent run {options.run_id} (workspace {options.workdir_path})")
+    if prefect_server is not None:
+        _wait_for_prefect(prefect_server, reporter)
     record = automl_flow(options=options, reporter=reporter)
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))
     return {"succeeded": EXIT_OK, "rejected": EXIT_REJECTED}.get(record.status, EXIT_FAILED)
+
+
+def _prefect_mode(requested: str | None) -> str:
+    if requested:
+        return requested
+    if os.environ.get("AUTOML_AGENT_PREFECT"):
+        return os.environ["AUTOML_AGENT_PREFECT"]
+    return os.environ.get("PREFECT_API_URL") or "workspace"
+
+
+def _connect_prefect(requested: str | None, workdir: Path):
+    """Point Prefect at its API before prefect is imported. Starts the workspace server without waiting for it, so
+    that its start-up overlaps this process's imports; returns its info then, else None."""
+    mode = _prefect_mode(requested)
+    if mode == "ephemeral":
+        os.environ.pop("PREFECT_API_URL", None)
+        return None
+    if mode.startswith(("http://", "https://")):
+        os.environ["PREFECT_API_URL"] = mode
+        return None
+    if mode != "workspace":
+        raise UserFacingError(f"Unknown --prefect value {mode!r}.",
+                              "Use 'workspace', 'ephemeral' or a Prefect API URL like http://127.0.0.1:4200/api.")
+    from . import prefect_server
+
+    info, _ = prefect_server.start(workdir)
+    os.environ["PREFECT_API_URL"] = info.api_url
+    return info
+
+
+def _wait_for_prefect(info, reporter) -> None:
+    from . import prefect_server
+
+    if not prefect_server.is_healthy(info):
+        reporter.say(f"starting the workspace Prefect server at {info.url} (once per workspace) ...")
+        prefect_server.wait_healthy(info)
 
 
 def _summary(record, reporter, workdir: Path) -> None:
@@ -116,6 +172,8 @@ def _summary(record, reporter, workdir: Path) -> None:
         rm = record.registered_model
         say(f"  model: models:/{rm.name}@{rm.alias} (version {rm.version}); bento {record.bento_tag}")
         say(f"  serve: automl-agent --workdir {workdir} serve {record.run_id}   demo: automl-agent --workdir {workdir} demo {record.run_id}")
+    if record.prefect_ui_url:
+        say(f"  Prefect UI: {record.prefect_ui_url}")
     say(f"  success score {record.success_score}; {record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
 
 
@@ -130,6 +188,28 @@ def cmd_runs(args: argparse.Namespace) -> int:
         metric = f"{r.metric}={r.metrics[r.metric]:.4f}" if r.metric and r.metric in r.metrics else "-"
         print(f"{r.run_id}  {r.status:<9}  {(r.task_type or '-'):<24} {metric:<18} {r.created_at}  {r.instruction[:60]}")
     return EXIT_OK
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    from . import prefect_server
+
+    workdir = Path(args.workdir).resolve()
+    if args.action == "stop":
+        print("stopped" if prefect_server.stop(workdir) else f"no Prefect server running for {workdir}")
+        return EXIT_OK
+    if args.action == "start":
+        idle = prefect_server.IDLE_MINUTES_DEFAULT if args.idle_minutes is None else args.idle_minutes
+        info, started = prefect_server.start(workdir, idle_minutes=idle)
+        prefect_server.wait_healthy(info)
+        print(f"Prefect server {'started' if started else 'already running'}: UI {info.url}  API {info.api_url}")
+        return EXIT_OK
+    info = prefect_server.read_info(workdir)
+    if info is None:
+        print(f"no Prefect server running for {workdir}")
+        return EXIT_FAILED
+    state = "healthy" if prefect_server.is_healthy(info) else "not answering"
+    print(f"Prefect server {state}: UI {info.url}  API {info.api_url}  pid {info.pid}  idle stop {info.idle_minutes:g} min")
+    return EXIT_OK if state == "healthy" else EXIT_FAILED
 
 
 def _delivered(args: argparse.Namespace, field: str):
@@ -180,7 +260,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show}
+    commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
+                "server": cmd_server}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

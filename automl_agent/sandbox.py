@@ -3,6 +3,7 @@ network, and its working directory in the run folder. It never raises on the scr
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import signal
@@ -38,9 +39,19 @@ def sandbox_env(cwd: Path, threads: int) -> dict[str, str]:
     return env
 
 
+def die_with_parent() -> None:
+    """Linux: the kernel kills the script when the flow process dies, so a crashed run leaves no orphan training."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _limits(memory_mb: int) -> Callable[[], None]:
     def apply() -> None:
         os.setsid()
+        die_with_parent()
         cap = memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

@@ -51,6 +51,7 @@ def configure_environment(workdir: Path) -> None:
         "GRADIO_ANALYTICS_ENABLED": "False",
         "MLFLOW_TRACKING_URI": f"sqlite:///{workdir / 'mlflow.db'}",
         "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING": "false",
+        "MLFLOW_LOGGING_LEVEL": "WARNING",
         "GIT_PYTHON_REFRESH": "quiet",
         "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
         "TOKENIZERS_PARALLELISM": "false",

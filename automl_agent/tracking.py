@@ -5,6 +5,8 @@ thread-local state)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -89,7 +91,8 @@ class Tracker:
     def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str,
                   requirements: list[str]) -> tuple[RegisteredModel, str]:
         trusted = trusted_types(model)
-        with mlflow.start_run(run_id=run_id):
+        # MLflow prints "Successfully registered..." to stderr itself; the flow reports the registration instead.
+        with mlflow.start_run(run_id=run_id), contextlib.redirect_stderr(io.StringIO()):
             info = mlflow.sklearn.log_model(model, name="model", input_example=example, registered_model_name=name,
                                             pip_requirements=requirements, serialization_format="skops",
                                             skops_trusted_types=trusted)

@@ -53,8 +53,11 @@ class RunRecord(BaseModel):
     best_model: str | None = None
     revisions: int = 0
     corrections: list[str] = Field(default_factory=list)
+    resumed_stages: list[str] = Field(default_factory=list)
     mlflow_tracking_uri: str = ""
     mlflow_run_id: str | None = None
+    prefect_flow_run_id: str | None = None
+    prefect_ui_url: str | None = None
     registered_model: RegisteredModel | None = None
     bento_tag: str | None = None
     script_path: str | None = None

@@ -22,6 +22,7 @@ from ..data.profile import class_balance, profile_table
 from ..errors import UserFacingError
 from ..scoring import success_score
 from ..settings import RunOptions
+from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
 from ..workspace import ConstraintRecord, LLMUsage, RunRecord, Workspace, new_run_id
@@ -69,6 +70,7 @@ def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRec
     record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=str(Path(options.data_path).resolve()),
                        mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
                        llm=LLMUsage(backend=ctx.brain.name))
+    record.prefect_flow_run_id, record.prefect_ui_url = _prefect_links()
     ctx.workspace.save(record)
     ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
     ctx.tracker.params(ctx.mlflow_run_id, {"llm": options.llm, "budget_s": options.budget_s, "n_plans": options.n_plans,
@@ -94,21 +96,44 @@ def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRec
     return record
 
 
+def _prefect_links() -> tuple[str | None, str | None]:
+    """This flow run's id, and its page in the Prefect UI when a real server (not an ephemeral one) serves the API."""
+    from prefect.runtime import flow_run
+    from prefect.settings import get_current_settings
+
+    run_id = flow_run.id
+    api_url = get_current_settings().api.url
+    if not run_id or not api_url:
+        return run_id, None
+    return run_id, f"{api_url.rstrip('/').removesuffix('/api')}/runs/flow-run/{run_id}"
+
+
+def _note_resumed(ctx: context.RunContext, record: RunRecord, stage_name: str) -> None:
+    record.resumed_stages.append(stage_name)
+    ctx.reporter.detail(f"{stage_name}: resumed from the finished stage of an earlier attempt of this run")
+
+
 def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
     opts, say, stage = ctx.options, ctx.reporter.detail, ctx.reporter.stage
     run_id = ctx.run_id
 
+    def stage_call(task, *args):
+        value, cached = call_stage(task, *args)
+        if cached:
+            _note_resumed(ctx, record, task.name)
+        return value
+
     with stage("request", "INIT: reading data and verifying the request"):
         frame = read_table(opts.data_path)
         profile = profile_table(frame, record.data_path)
-        verdict = request.verify_request(run_id, opts.instruction, profile)
+        verdict = stage_call(request.verify_request, run_id, opts.instruction, profile)
         if not verdict.ok:
             raise UserFacingError(f"Request not accepted: {verdict.feedback}",
                                   "Rephrase the instruction as a machine-learning task on this data.", status="rejected")
         say(f"{profile.n_rows} rows x {profile.n_columns} columns; request accepted")
 
     with stage("parse", "INIT: parsing the instruction into a requirement spec"):
-        spec, corrections = parsing.parse_instruction(run_id, opts.instruction, profile, opts.target)
+        spec, corrections = stage_call(parsing.parse_instruction, run_id, opts.instruction, profile, opts.target)
         if spec.dataset.target and spec.problem.downstream_task == TaskType.tabular_classification:
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
@@ -121,7 +146,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
     ctx.workspace.save(record)
 
     with stage("retrieve", "PLAN: retrieving knowledge"):
-        knowledge = retrieval.retrieve_knowledge(run_id, spec)
+        knowledge = stage_call(retrieval.retrieve_knowledge, run_id, spec)
         say(f"{len(knowledge.items)} items" + (f"; {len(knowledge.failures)} sources failed" if knowledge.failures else ""))
 
     best: Attempt | None = None
@@ -130,32 +155,34 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
         if revision:
             say(f"revision {revision}: {feedback[:200]}")
         with stage("plan", f"PLAN: devising {opts.n_plans} plans"):
-            plans = planning.make_plans(run_id, spec, knowledge, opts.n_plans, feedback, revision)
+            plans = stage_call(planning.make_plans, run_id, spec, knowledge, opts.n_plans, feedback, revision)
             for p in plans:
                 say(f"plan {p.plan_id}: {p.title} [{', '.join(p.model_families)}]")
         with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
             futures = execution.execute_plan.map(unmapped(run_id), plans, spec=unmapped(spec), profile=unmapped(profile),
                                                  top_k=unmapped(opts.top_k), revision=unmapped(revision))
             outcomes = [f.result() for f in futures]
+            if all(f.state.name == "Cached" for f in futures):
+                _note_resumed(ctx, record, execution.execute_plan.name)
             for o in outcomes:
                 say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
         with stage("verify_execution", "EXECUTE: verifying plan outcomes"):
-            exec_verdict = execution.verify_execution(run_id, spec, outcomes, revision)
+            exec_verdict = stage_call(execution.verify_execution, run_id, spec, outcomes, revision)
             chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
             say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
         version = revision + 1
         with stage("write_pipeline", "IMPLEMENT: operation agent writing the training script"):
-            script = implementation.write_pipeline(run_id, spec, chosen, version, previous_error)
+            script = stage_call(implementation.write_pipeline, run_id, spec, chosen, version, previous_error)
             say(f"{script.path} (by {script.author})")
         with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
-            result = implementation.run_pipeline(run_id, script)
+            result = stage_call(implementation.run_pipeline, run_id, script)
             if result.ok:
                 r = result.results
                 say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
             else:
                 say(result.error.splitlines()[0])
         with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
-            imp_verdict = implementation.verify_implementation(run_id, spec, result, version)
+            imp_verdict = stage_call(implementation.verify_implementation, run_id, spec, result, version)
             say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
         attempt = Attempt(version, script, result, imp_verdict, chosen.plan.title)
         if best is None or attempt.rank(spec) > best.rank(spec):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prefect.cache_policies import INPUTS, TASK_SOURCE
 
 from ..errors import UserFacingError
@@ -17,3 +19,9 @@ def retry_unless_user_error(task, task_run, state) -> bool:
     except Exception:
         return True
     return False
+
+
+def call_stage(task, *args, **kwargs) -> tuple[Any, bool]:
+    """Call a stage task; returns (its result, whether it came from the persisted cache, i.e. a resumed stage)."""
+    state = task(*args, return_state=True, **kwargs)
+    return state.result(), state.name == "Cached"

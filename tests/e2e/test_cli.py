@@ -31,7 +31,8 @@ def churn_run(tmp_path_factory, churn_csv):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_"))}
     proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", INSTRUCTION, "--data", str(churn_csv), "--budget", "10",
                            "--json"], capture_output=True, text=True, timeout=600, env=env)
-    return workdir, proc, env
+    yield workdir, proc, env
+    subprocess.run([*CLI, "--workdir", str(workdir), "server", "stop"], capture_output=True, text=True, timeout=60, env=env)
 
 
 def test_run_prints_stages_and_writes_run_json(churn_run):
@@ -53,6 +54,54 @@ def test_run_prints_stages_and_writes_run_json(churn_run):
         assert stage in proc.stderr
     listing = subprocess.run([*CLI, "--workdir", str(workdir), "runs"], capture_output=True, text=True, timeout=120)
     assert record["run_id"] in listing.stdout and "succeeded" in listing.stdout
+
+
+def test_the_run_is_watched_from_the_workspace_prefect_server(churn_run):
+    """`run` started a Prefect server for the workspace; its API knows the flow run and its UI page answers."""
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    status = subprocess.run([*CLI, "--workdir", str(workdir), "server", "status"], capture_output=True, text=True,
+                            timeout=60, env=env)
+    assert status.returncode == 0 and "healthy" in status.stdout, status.stdout + status.stderr
+    info = json.loads((workdir / "prefect" / "server.json").read_text())
+    assert info["url"].startswith("http://127.0.0.1:")
+    flow_run = httpx.get(f"{info['url']}/api/flow_runs/{record['prefect_flow_run_id']}", timeout=30).json()
+    assert flow_run["name"] == f"automl-{record['run_id']}" and flow_run["state_type"] == "COMPLETED"
+    assert record["prefect_ui_url"].startswith(info["url"]) and record["prefect_ui_url"] in proc.stderr
+    page = httpx.get(record["prefect_ui_url"], headers={"accept": "text/html"}, timeout=30, follow_redirects=True)
+    assert page.status_code == 200 and "<html" in page.text.lower()  # the UI app serves its deep links
+
+
+def test_a_crashed_run_resumes_from_its_finished_stages(churn_run, churn_csv):
+    """SIGKILL the CLI while it trains; rerunning the same --run-id reuses every finished stage and completes."""
+    workdir, _, env = churn_run
+    command = [*CLI, "--workdir", str(workdir), "run", INSTRUCTION, "--data", str(churn_csv), "--budget", "10",
+               "--run-id", "crash-and-resume"]
+    crashed = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                               start_new_session=True)
+    seen = []
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            line = crashed.stderr.readline()
+            seen.append(line)
+            if "trial" in line or not line:
+                break
+    finally:
+        os.killpg(crashed.pid, 9)
+        crashed.wait(timeout=30)
+    assert any("trial" in line for line in seen), "".join(seen)[-3000:]
+    interrupted = json.loads((workdir / "runs" / "crash-and-resume" / "run.json").read_text())
+    assert interrupted["status"] == "running" and interrupted["mlflow_run_id"]
+
+    resumed = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=600, env=env)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    record = json.loads(resumed.stdout)
+    assert record["status"] == "succeeded" and record["mlflow_run_id"] == interrupted["mlflow_run_id"]
+    for stage in ("verify_request", "parse_instruction", "make_plans", "execute_plan", "verify_execution", "write_pipeline"):
+        assert stage in record["resumed_stages"], record["resumed_stages"]
+    assert "run_pipeline" not in record["resumed_stages"]  # it never finished, so it ran again
+    assert "resumed from the finished stage" in resumed.stderr
 
 
 def _wait_ready(url: str, proc: subprocess.Popen, seconds: float = 120) -> None:

@@ -19,8 +19,10 @@ def prefect_harness(workdir):
     """One Prefect test server for the whole session (it costs ~15 s to start)."""
     from prefect.testing.utilities import prefect_test_harness
 
+    os.environ["AUTOML_AGENT_PREFECT"] = "ephemeral"  # the CLI keeps the harness's settings, starts no server
     with prefect_test_harness(server_startup_timeout=120):
         yield
+    os.environ.pop("AUTOML_AGENT_PREFECT", None)
 
 
 @pytest.fixture

@@ -71,3 +71,33 @@ def test_sandbox_caps_memory(tmp_path):
     script = _script(tmp_path, "x = bytearray(3 * 1024 ** 3)\nprint('ALLOCATED')\n")
     result = run_script(script, tmp_path / "work", timeout_s=60, memory_mb=1024)
     assert result.returncode != 0 and "ALLOCATED" not in result.log_path.read_text()
+
+
+def test_sandboxed_script_dies_with_the_flow_process(tmp_path):
+    """A crashed flow (SIGKILL) must not leave its training script running as an orphan."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = _script(tmp_path, "import os, time\nprint('PID', os.getpid(), flush=True)\ntime.sleep(120)\n")
+    flow = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        from pathlib import Path
+        from automl_agent.sandbox import run_script
+        run_script(Path({str(script)!r}), Path({str(tmp_path / 'work')!r}), timeout_s=120,
+                   on_line=lambda line: print(line, flush=True))
+    """)], stdout=subprocess.PIPE, text=True)
+    line = flow.stdout.readline()
+    assert line.startswith("PID"), line
+    child = int(line.split()[1])
+    os.kill(flow.pid, signal.SIGKILL)
+    flow.wait(timeout=10)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    raise AssertionError("the training script outlived the flow process")
