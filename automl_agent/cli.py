@@ -42,7 +42,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--top-k", type=int, default=3, help="candidate models per plan (default 3)")
     run.add_argument("--max-revisions", type=int, default=1, help="revision rounds when verification fails (default 1)")
     run.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"),
-                     help="brain: 'offline' (default, no key or network) or 'openai:MODEL' (uses OPENAI_BASE_URL/OPENAI_API_KEY)")
+                     help="brain: 'offline' (default, no key or network), 'openai:MODEL' (uses OPENAI_BASE_URL/OPENAI_API_KEY: "
+                          "OpenAI, Azure, vLLM, Ollama...), 'gguf:PATH' (a local GGUF model served in process by llama.cpp; "
+                          "gguf:gemma3-270m is the tiny bundled one)")
+    run.add_argument("--llm-agent", action="append", default=[], metavar="AGENT=SPEC",
+                     help="a different brain for one agent (manager, prompt, data, model, operation); repeatable, "
+                          "e.g. --llm-agent manager=openai:gpt-4o-mini --llm-agent operation=openai:gpt-4o. "
+                          "Also from AUTOML_AGENT_LLM_<AGENT> variables")
+    run.add_argument("--max-tokens-per-run", type=int, default=None, metavar="N",
+                     help="stop the run cleanly once its LLM calls used N tokens (prompt + completion)")
+    run.add_argument("--code-attempts", type=int, default=2,
+                     help="tries an LLM operation agent gets to write a script that runs, each shown the previous "
+                          "error; then the skeleton renderer's script runs (default 2)")
     run.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the training sandbox (default 8192)")
     run.add_argument("--model-name", help="registered model name (default: <data file>-<task>)")
     run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
@@ -83,10 +94,22 @@ def _error(exc: UserFacingError | str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .agents.brains.factory import AGENTS, parse_agent_specs, validate_spec
+
+    try:
+        validate_spec(args.llm)
+        env_routes = [f"{a}={os.environ[f'AUTOML_AGENT_LLM_{a.upper()}']}" for a in AGENTS
+                      if os.environ.get(f"AUTOML_AGENT_LLM_{a.upper()}")]
+        by_agent = parse_agent_specs(env_routes + list(args.llm_agent))
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
     try:
         options = RunOptions(instruction=args.instruction, data_path=args.data, workdir=args.workdir, target=args.target,
                              budget_s=args.budget, n_plans=args.plans, top_k=args.top_k, max_revisions=args.max_revisions,
-                             llm=args.llm, memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id)
+                             llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
+                             code_attempts=args.code_attempts,
+                             memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id)
     except ValueError as exc:
         errors = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)
@@ -98,14 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UserFacingError as exc:
         _error(exc)
         return EXIT_USAGE
-    from .agents.brains.factory import make_brain
     from .console import Reporter
-
-    try:
-        make_brain(options.llm)
-    except UserFacingError as exc:
-        _error(exc)
-        return EXIT_USAGE
     from .flows.automl import automl_flow
     from .workspace import new_run_id
 

@@ -18,6 +18,9 @@ class RunOptions(BaseModel):
     top_k: int = Field(default=3, ge=1, le=5)
     max_revisions: int = Field(default=1, ge=0, le=5)
     llm: str = "offline"
+    llm_by_agent: dict[str, str] = Field(default_factory=dict, description="agent -> brain spec, e.g. manager=gguf:...")
+    max_tokens_per_run: int | None = Field(default=None, gt=0)
+    code_attempts: int = Field(default=2, ge=1, le=5, description="tries an LLM gets to write a script that runs")
     memory_mb: int = Field(default=8192, ge=512)
     n_jobs: int = Field(default_factory=lambda: os.cpu_count() or 1)
     run_id: str | None = None

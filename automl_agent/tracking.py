@@ -88,6 +88,31 @@ class Tracker:
                                "prompt_tokens": record.prompt_tokens, "completion_tokens": record.completion_tokens},
                       f"{stem}.answer.json")
 
+    def trace_calls(self, run_id: str, transcript: Transcript, name: str) -> str | None:
+        """One MLflow trace per flow run, linked to its MLflow run: a span per agent step with its prompt, answer,
+        backend, tokens, cost and cross-check corrections, at the times the calls really happened."""
+        records = sorted(list(transcript.records), key=lambda r: r.started_ns)
+        if not records:
+            return None
+        start_ns = records[0].started_ns
+        end_ns = max(r.started_ns + int(r.seconds * 1e9) for r in records)
+        totals = transcript.totals()
+        root = self.client.start_trace(name, span_type="AGENT", inputs={"calls": totals["calls"]},
+                                       experiment_id=self.experiment_id, run_id=run_id, start_time_ns=start_ns,
+                                       tags={"automl_agent.mlflow_run_id": run_id})
+        for r in records:
+            agent = r.step.split(".", 1)[0]
+            span = self.client.start_span(
+                r.step, trace_id=root.trace_id, parent_id=root.span_id, span_type="LLM" if r.prompt_tokens else "AGENT",
+                inputs={"system": r.system, "prompt": r.prompt}, start_time_ns=r.started_ns,
+                attributes={"agent": agent, "backend": r.brain, "prompt_tokens": r.prompt_tokens,
+                            "completion_tokens": r.completion_tokens, "cost_usd": r.cost_usd,
+                            "corrections": r.corrections})
+            self.client.end_span(root.trace_id, span.span_id, outputs=r.answer,
+                                 end_time_ns=r.started_ns + int(r.seconds * 1e9))
+        self.client.end_trace(root.trace_id, outputs=totals, end_time_ns=end_ns)
+        return root.trace_id
+
     def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str,
                   requirements: list[str]) -> tuple[RegisteredModel, str]:
         trusted = trusted_types(model)

@@ -34,6 +34,12 @@ class LLMUsage(BaseModel):
     tokens: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cost_usd: float | None = Field(default=0.0, description="at the price table's rates; None when a model's price is unknown")
+    cost_at_reference_usd: float = Field(default=0.0, description="what the same tokens would cost on GPT-4o")
+    by_step: dict[str, dict] = Field(default_factory=dict, description="calls, tokens and cost per agent step")
+    offline_fallbacks: list[str] = Field(default_factory=list, description="steps the LLM could not answer validly")
+    prompt_versions: dict[str, str] = Field(default_factory=dict, description="MLflow prompt registry versions used")
+    max_tokens_per_run: int | None = None
 
 
 class RunRecord(BaseModel):

@@ -57,7 +57,8 @@ def run_case(case: dict, budget: float, workdir: Path) -> dict:
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
     record = json.loads(proc.stdout)
-    results_path = Path(record["script_path"]).parents[1] / f"attempt_v{record['revisions'] + 1}" / "results.json"
+    script = Path(record["script_path"])
+    results_path = script.parents[1] / script.stem.replace("train_", "attempt_", 1) / "results.json"
     results = json.loads(results_path.read_text())
     config_features = [c["name"] for c in json.loads((Path(record["demo_path"]).with_name("demo_config.json")).read_text())["schema"]["columns"]]
     baseline = default_lightgbm(case, config_features)

@@ -11,7 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class ChatServer:
-    def __init__(self, replies: list[str], refuse_json_schema: bool = False, fail_first_with: int | None = None):
+    def __init__(self, replies: list[str], refuse_json_schema: bool = False, fail_first_with: int | None = None,
+                 route=None):
+        """`route(request_body)` may answer a request itself (return a string) or leave it to the queue (None)."""
+        self.route = route
         self.replies = deque(replies)
         self.requests: list[dict] = []
         self.refuse_json_schema = refuse_json_schema
@@ -31,7 +34,8 @@ class ChatServer:
                 fmt = body.get("response_format", {}).get("type")
                 if server.refuse_json_schema and fmt == "json_schema":
                     return self._send(400, {"error": {"message": "response_format json_schema unsupported", "type": "invalid_request_error"}})
-                content = server.replies.popleft() if server.replies else "{}"
+                routed = server.route(body) if server.route else None
+                content = routed if routed is not None else (server.replies.popleft() if server.replies else "{}")
                 self._send(200, {
                     "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
                     "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],

@@ -25,12 +25,15 @@ def churn_frame(churn_csv) -> pd.DataFrame:
     return pd.read_csv(churn_csv)
 
 
-@pytest.fixture(scope="session")
-def small_diamonds(tmp_path_factory) -> Path:
-    frame = pd.read_csv(DATASETS / "diamonds.csv").sample(3000, random_state=0)
-    path = tmp_path_factory.mktemp("data") / "diamonds.csv"
+def _write(tmp_path_factory, frame: pd.DataFrame, name: str) -> Path:
+    path = tmp_path_factory.mktemp("data") / name
     frame.to_csv(path, index=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def small_diamonds(tmp_path_factory) -> Path:
+    return _write(tmp_path_factory, pd.read_csv(DATASETS / "diamonds.csv").sample(3000, random_state=0), "diamonds.csv")
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +43,10 @@ def wine_csv(tmp_path_factory) -> Path:
     bunch = load_wine(as_frame=True)
     frame = bunch.frame.rename(columns={"target": "cultivar"})
     frame["cultivar"] = frame["cultivar"].map({0: "class_0", 1: "class_1", 2: "class_2"})
-    path = tmp_path_factory.mktemp("data") / "wine.csv"
-    frame.to_csv(path, index=False)
-    return path
+    return _write(tmp_path_factory, frame, "wine.csv")
+
+
+@pytest.fixture(scope="session")
+def small_churn(tmp_path_factory) -> Path:
+    """1500 rows of the Telco churn table: enough to learn, small enough for slow brains."""
+    return _write(tmp_path_factory, pd.read_csv(DATASETS / "churn.csv").sample(1500, random_state=0), "churn_small.csv")

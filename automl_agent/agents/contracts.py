@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from enum import Enum
 from typing import Any, Literal
 
@@ -219,6 +221,12 @@ class PipelineScript(Contract):
     path: str
     source: str
     author: str = Field(description="who wrote it: skeleton renderer or the brain")
+    attempt: int = Field(default=1, description="code attempt within this version (LLM authors get several)")
+
+    @property
+    def run_folder_name(self) -> str:
+        """Where the sandbox runs it: attempt_v1 for train_v1.py, attempt_v1_a2 for train_v1_a2.py, ..."""
+        return Path(self.path).stem.replace("train_", "attempt_", 1)
 
 
 class PipelineResult(Contract):
@@ -228,6 +236,7 @@ class PipelineResult(Contract):
     log_path: str
     error: str = ""
     results: dict[str, Any] = Field(default_factory=dict)
+    workdir: str = Field(default="", description="the folder holding results.json and model/")
 
 
 class ConstraintCheck(Contract):

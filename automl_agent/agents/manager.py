@@ -14,8 +14,19 @@ from .contracts import (
 
 
 def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[str, Any]) -> RequestVerdict:
-    return brain.answer(AgentStep("manager.verify_request", RequestVerdict,
-                                  {"instruction": instruction, "data_summary": data_summary}))
+    """The brain's verdict, cross-checked: an instruction that plainly names an ML task on a table with columns is
+    never turned away (weak models reject good requests); where the rules are unsure the brain decides."""
+    verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
+                                     {"instruction": instruction, "data_summary": data_summary}))
+    from .brains.offline import OfflineRules
+
+    rules = OfflineRules.verify_request(instruction, data_summary)
+    if rules.relevant and rules.adequate and not (verdict.relevant and verdict.adequate):
+        brain.note_corrections("manager.verify_request", [
+            f"the instruction names an ML task on a table with {len(data_summary.get('columns', []))} columns; "
+            f"the brain's rejection was overridden (it said: {verdict.feedback[:200]!r})"])
+        return rules
+    return verdict
 
 
 def make_plans(brain: RecordingBrain, spec: RequirementSpec, knowledge: Knowledge, n_plans: int, feedback: str = "") -> list[Plan]:

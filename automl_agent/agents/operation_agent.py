@@ -62,20 +62,44 @@ def static_problems(source: str) -> list[str]:
     return problems
 
 
+SKELETON_AUTHOR = "skeleton renderer"
+
+
+def writes_code(brain: RecordingBrain) -> bool:
+    """Whether the brain answering the operation agent writes code itself (an LLM) or returns the skeleton."""
+    step = AgentStep("operation.write_script", GeneratedScript, {})
+    return brain.backend_for(step).partition(":")[0] not in ("offline", "scripted")
+
+
+def script_path(run_dir: Path, version: int, attempt: int, from_skeleton: bool) -> Path:
+    suffix = "_skeleton" if from_skeleton and attempt > 1 else (f"_a{attempt}" if attempt > 1 else "")
+    return run_dir / "scripts" / f"train_v{version}{suffix}.py"
+
+
 def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutcome, config: dict[str, Any],
-                 *, version: int, run_dir: Path, previous_error: str = "") -> tuple[PipelineScript, list[str]]:
-    """Ask the brain for the script; code that fails the static checks is replaced by the rendered skeleton."""
+                 *, version: int, run_dir: Path, previous_error: str = "", attempt: int = 1,
+                 force_skeleton: bool = False) -> tuple[PipelineScript, list[str]]:
+    """Ask the brain for the script. Returns the script and the static problems of the brain's code: when there
+    are any, the script returned is the rendered skeleton, and the problems are the feedback for the next attempt.
+    `force_skeleton` skips the brain (the fallback after every code attempt failed)."""
     reference = render(config)
-    answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
-        "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error}))
-    problems = static_problems(answer.source)
-    source = reference if problems else answer.source
-    # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
-    author = "skeleton renderer" if problems or brain.name == "offline" else brain.name
-    path = run_dir / "scripts" / f"train_v{version}.py"
+    problems: list[str] = []
+    if force_skeleton:
+        source, author = reference, SKELETON_AUTHOR
+    else:
+        answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
+            "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error}))
+        problems = static_problems(answer.source)
+        source = reference if problems else answer.source
+        # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
+        author = SKELETON_AUTHOR if problems or not writes_code(brain) else brain.backend_for(
+            AgentStep("operation.write_script", GeneratedScript, {}))
+    path = script_path(run_dir, version, attempt, from_skeleton=author == SKELETON_AUTHOR)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
-    return PipelineScript(version=version, path=str(path), source=source, author=author), problems
+    if problems:  # keep what the brain wrote, next to the script that replaced it
+        script_path(run_dir, version, attempt, from_skeleton=False).with_suffix(".rejected.py").write_text(answer.source)
+    return PipelineScript(version=version, path=str(path), source=source, author=author, attempt=attempt), problems
 
 
 def offline_write_script(spec: RequirementSpec, outcome: PlanOutcome, skeleton: str, previous_error: str) -> GeneratedScript:

@@ -66,6 +66,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
         notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")
         problem.metric = fallback
+    named = mentioned_metric(instruction, task)
+    if named in allowed and problem.metric != named:
+        notes.append(f"metric {problem.metric!r} replaced by {named!r}, the one the instruction names")
+        problem.metric = named
     if (task == TaskType.tabular_clustering and dataset.target and problem.metric == "silhouette"
             and mentioned_metric(instruction, task) is None):
         notes.append("held labels are named, so clustering is scored with the Rand index (as in the paper)")

@@ -13,14 +13,17 @@ from prefect import flow, unmapped
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from .. import context
+from ..agents import operation_agent
 from ..agents.brains.base import RecordingBrain, Transcript
 from ..agents.brains.factory import make_brain
+from ..agents.brains.pricing import reference_cost_usd
 from ..agents.contracts import ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec, TaskType
 from ..console import Reporter
 from ..data.io import read_table
 from ..data.profile import class_balance, profile_table
 from ..errors import UserFacingError
 from ..scoring import success_score
+from .. import prompt_registry
 from ..settings import RunOptions
 from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
@@ -52,7 +55,7 @@ def open_run(options: RunOptions, reporter: Reporter) -> context.RunContext:
     if not mlflow_run_id:
         mlflow_run_id = tracker.start(f"automl-{run_id}", {"automl_agent.run_id": run_id})
     transcript = Transcript()
-    brain = RecordingBrain(make_brain(options.llm), transcript)
+    brain = RecordingBrain(make_brain(options.llm, options.llm_by_agent), transcript, max_tokens=options.max_tokens_per_run)
     ctx = context.RunContext(run_id=run_id, options=options, workspace=workspace, brain=brain, transcript=transcript,
                              tracker=tracker, reporter=reporter, mlflow_run_id=mlflow_run_id)
     context.register(ctx)
@@ -71,6 +74,8 @@ def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRec
                        mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
                        llm=LLMUsage(backend=ctx.brain.name))
     record.prefect_flow_run_id, record.prefect_ui_url = _prefect_links()
+    record.llm.prompt_versions = prompt_registry.sync_prompts(options.workdir_path)
+    ctx.tracker.tags(ctx.mlflow_run_id, {f"prompt.{name}": v for name, v in record.llm.prompt_versions.items()})
     ctx.workspace.save(record)
     ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
     ctx.tracker.params(ctx.mlflow_run_id, {"llm": options.llm, "budget_s": options.budget_s, "n_plans": options.n_plans,
@@ -88,12 +93,32 @@ def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRec
     finally:
         record.timings = dict(reporter.timings)
         record.timings["total"] = round(time.perf_counter() - started, 3)
-        totals = ctx.transcript.totals()
-        record.llm = LLMUsage(backend=ctx.brain.name, calls=totals["calls"], prompt_tokens=totals["prompt_tokens"],
-                              completion_tokens=totals["completion_tokens"],
-                              tokens=totals["prompt_tokens"] + totals["completion_tokens"])
+        record.llm = _llm_usage(ctx, record.llm.prompt_versions)
+        getattr(ctx.brain.brain, "close", lambda: None)()
         _finish(ctx, record, results)
     return record
+
+
+def _llm_usage(ctx: context.RunContext, prompt_versions: dict[str, str]) -> LLMUsage:
+    totals = ctx.transcript.totals()
+    by_step = ctx.transcript.by_step()
+    costs = [row["cost_usd"] for row in by_step.values()]
+    return LLMUsage(
+        backend=ctx.brain.name, calls=totals["calls"], prompt_tokens=totals["prompt_tokens"],
+        completion_tokens=totals["completion_tokens"], tokens=totals["prompt_tokens"] + totals["completion_tokens"],
+        cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),
+        cost_at_reference_usd=round(reference_cost_usd(totals["prompt_tokens"], totals["completion_tokens"]), 6),
+        by_step=by_step, offline_fallbacks=_fallbacks(ctx.brain.brain), prompt_versions=prompt_versions,
+        max_tokens_per_run=ctx.options.max_tokens_per_run)
+
+
+def _fallbacks(brain) -> list[str]:
+    """Steps an LLM could not answer validly, which the offline rules answered instead."""
+    found = list(getattr(brain, "fallbacks", []))
+    for inner in [getattr(brain, "default", None), *getattr(brain, "by_agent", {}).values()]:
+        if inner is not None:
+            found += [f for f in getattr(inner, "fallbacks", []) if f not in found]
+    return found
 
 
 def _prefect_links() -> tuple[str | None, str | None]:
@@ -171,16 +196,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
             chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
             say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
         version = revision + 1
-        with stage("write_pipeline", "IMPLEMENT: operation agent writing the training script"):
-            script = stage_call(implementation.write_pipeline, run_id, spec, chosen, version, previous_error)
-            say(f"{script.path} (by {script.author})")
-        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
-            result = stage_call(implementation.run_pipeline, run_id, script)
-            if result.ok:
-                r = result.results
-                say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
-            else:
-                say(result.error.splitlines()[0])
+        script, result = _implement(ctx, spec, chosen, version, previous_error, stage_call)
         with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
             imp_verdict = stage_call(implementation.verify_implementation, run_id, spec, result, version)
             say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
@@ -194,6 +210,46 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
         previous_error = result.error
     assert best is not None
     return _deliver(ctx, record, spec, best)
+
+
+def _implement(ctx: context.RunContext, spec: RequirementSpec, chosen, version: int, previous_error: str,
+               stage_call) -> tuple[PipelineScript, PipelineResult]:
+    """The operation agent writes the script and the sandbox runs it. An LLM author gets up to --code-attempts tries,
+    each fed the previous static problems or error log; when all fail, the skeleton renderer's script runs."""
+    opts, say, stage, run_id = ctx.options, ctx.reporter.detail, ctx.reporter.stage, ctx.run_id
+    attempts = opts.code_attempts if operation_agent.writes_code(ctx.brain) else 1
+    error = previous_error
+    script: PipelineScript | None = None
+    result: PipelineResult | None = None
+    for attempt in range(1, attempts + 2):
+        fallback = attempt > attempts
+        if fallback and script is not None and script.author == operation_agent.SKELETON_AUTHOR:
+            break  # the last attempt already ran the skeleton's script
+        label = "skeleton renderer (every code attempt failed)" if fallback else f"attempt {attempt}/{attempts}"
+        with stage("write_pipeline", f"IMPLEMENT: operation agent writing the training script ({label})"):
+            script, problems = stage_call(implementation.write_pipeline, run_id, spec, chosen, version, error, attempt,
+                                          fallback)
+            say(f"{script.path} (by {script.author})")
+        if problems and attempt < attempts:
+            error = "The script was rejected before running: " + "; ".join(problems)
+            continue
+        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
+            result = stage_call(implementation.run_pipeline, run_id, script)
+            if result.ok:
+                r = result.results
+                say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
+            else:
+                say(result.error.splitlines()[0])
+        if result.ok and _results_complete(result):
+            break
+        error = result.error or "results.json lacks metrics or primary_metric"
+    assert script is not None and result is not None
+    return script, result
+
+
+def _results_complete(result: PipelineResult) -> bool:
+    r = result.results
+    return isinstance(r.get("metrics"), dict) and r.get("primary_metric") is not None
 
 
 def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, best: Attempt) -> dict[str, Any]:
@@ -231,6 +287,9 @@ def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, 
 def _finish(ctx: context.RunContext, record: RunRecord, results: dict[str, Any]) -> None:
     try:
         ctx.tracker.transcript(ctx.mlflow_run_id, ctx.transcript)
+        ctx.tracker.trace_calls(ctx.mlflow_run_id, ctx.transcript, f"automl-{ctx.run_id} agent calls")
+        ctx.tracker.metrics(ctx.mlflow_run_id, {"llm_calls": record.llm.calls, "llm_tokens": record.llm.tokens,
+                                                "llm_cost_at_gpt4o_usd": record.llm.cost_at_reference_usd})
         ctx.tracker.tags(ctx.mlflow_run_id, {"status": record.status, "task_type": record.task_type or ""})
         ctx.tracker.metrics(ctx.mlflow_run_id, {"success_score": record.success_score})
         record.report_path = delivery.report(ctx.run_id, record.model_dump_json(), results)

@@ -29,7 +29,7 @@ def register_model(run_id: str, spec: RequirementSpec, result: PipelineResult, v
                    version: int) -> tuple[RegisteredModel, str, dict[str, Any]]:
     """Load the trained bundle, prove it predicts, log it to MLflow and register it with an alias."""
     ctx = context.get(run_id)
-    attempt = ctx.run_dir / f"attempt_v{version}"
+    attempt = Path(result.workdir)
     model = joblib.load(attempt / "model" / "model.joblib")
     schema = json.loads((attempt / "model" / "schema.json").read_text())
     example = pd.DataFrame.from_records(schema["example"], columns=[c["name"] for c in schema["columns"]])

@@ -13,18 +13,23 @@ from .common import STAGE_CACHE, retry_unless_user_error
 
 
 @task(name="write_pipeline", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
-def write_pipeline(run_id: str, spec: RequirementSpec, outcome: PlanOutcome, version: int, previous_error: str) -> PipelineScript:
+def write_pipeline(run_id: str, spec: RequirementSpec, outcome: PlanOutcome, version: int, previous_error: str,
+                   attempt: int = 1, force_skeleton: bool = False) -> tuple[PipelineScript, list[str]]:
+    """The operation agent's script for this version and code attempt, and the static problems of the brain's code
+    (when there are any the script is the rendered skeleton and the problems are feedback for the next attempt)."""
     ctx = context.get(run_id)
     opts = ctx.options
     config = operation_agent.build_config(spec, outcome, budget_s=opts.budget_s, n_jobs=opts.n_jobs, seed=opts.seed)
     script, problems = operation_agent.write_script(ctx.brain, spec, outcome, config, version=version,
-                                                     run_dir=ctx.run_dir, previous_error=previous_error)
+                                                     run_dir=ctx.run_dir, previous_error=previous_error,
+                                                     attempt=attempt, force_skeleton=force_skeleton)
     if problems:
-        ctx.reporter.detail(f"generated script rejected ({'; '.join(problems)}); using the skeleton renderer")
+        ctx.reporter.detail(f"generated script rejected: {'; '.join(problems)}")
     ctx.tracker.text(ctx.mlflow_run_id, script.source, f"scripts/{Path(script.path).name}")
-    ctx.tracker.json(ctx.mlflow_run_id, {"author": script.author, "static_problems": problems},
+    ctx.tracker.json(ctx.mlflow_run_id, {"author": script.author, "attempt": attempt, "static_problems": problems,
+                                         "feedback_given": previous_error[-4000:]},
                      f"scripts/{Path(script.path).stem}.meta.json")
-    return script
+    return script, problems
 
 
 def _progress_printer(ctx: context.RunContext):
@@ -40,7 +45,7 @@ def run_pipeline(run_id: str, script: PipelineScript) -> PipelineResult:
     """The script runs in the sandbox; whatever it does, this returns a result and never hangs."""
     ctx = context.get(run_id)
     opts = ctx.options
-    workdir = ctx.run_dir / f"attempt_v{script.version}"
+    workdir = ctx.run_dir / script.run_folder_name
     for stale in ("results.json", "model/model.joblib"):
         (workdir / stale).unlink(missing_ok=True)
     outcome = run_script(Path(script.path), workdir, timeout_s=opts.budget_s * 2 + 120, memory_mb=opts.memory_mb,
@@ -50,10 +55,12 @@ def run_pipeline(run_id: str, script: PipelineScript) -> PipelineResult:
     if outcome.returncode == 0 and results_path.exists():
         results = json.loads(results_path.read_text())
         ctx.tracker.file(ctx.mlflow_run_id, results_path, f"results/v{script.version}")
-        return PipelineResult(ok=True, returncode=0, duration_s=outcome.duration_s, log_path=str(outcome.log_path), results=results)
+        return PipelineResult(ok=True, returncode=0, duration_s=outcome.duration_s, log_path=str(outcome.log_path),
+                              results=results, workdir=str(workdir))
     why = "timed out" if outcome.timed_out else f"exited with code {outcome.returncode}"
     return PipelineResult(ok=False, returncode=outcome.returncode, duration_s=outcome.duration_s,
-                          log_path=str(outcome.log_path), error=f"training script {why}:\n{outcome.tail}")
+                          log_path=str(outcome.log_path), error=f"training script {why}:\n{outcome.tail}",
+                          workdir=str(workdir))
 
 
 @task(name="verify_implementation", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)

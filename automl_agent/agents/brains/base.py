@@ -12,6 +12,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from ...errors import UserFacingError
+from .pricing import cost_usd
+
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 Out = TypeVar("Out", bound=BaseModel)
 
@@ -64,6 +67,8 @@ class CallRecord:
     completion_tokens: int = 0
     corrections: list[str] = field(default_factory=list)
     error: str = ""
+    started_ns: int = 0
+    cost_usd: float | None = 0.0
 
 
 @dataclass
@@ -76,6 +81,34 @@ class Brain(Protocol):
     name: str
 
     def answer(self, step: AgentStep[Out]) -> tuple[Out, Usage]: ...
+
+
+def backend_of(brain: Any, step: AgentStep) -> str:
+    """The backend spec that answers this step (a routed brain picks one per agent)."""
+    pick = getattr(brain, "backend_for", None)
+    return pick(step) if pick else brain.name
+
+
+class RoutedBrain:
+    """Per-agent brains: e.g. a small model for parsing and verification, a strong one for planning and code."""
+
+    def __init__(self, default: Brain, by_agent: dict[str, Brain]):
+        self.default, self.by_agent = default, by_agent
+        routes = ", ".join(f"{agent}={brain.name}" for agent, brain in sorted(by_agent.items()))
+        self.name = f"{default.name} ({routes})" if routes else default.name
+
+    def _pick(self, step: AgentStep) -> Brain:
+        return self.by_agent.get(step.agent, self.default)
+
+    def backend_for(self, step: AgentStep) -> str:
+        return backend_of(self._pick(step), step)
+
+    def answer(self, step: AgentStep[Out]) -> tuple[Out, Usage]:
+        return self._pick(step).answer(step)
+
+    def close(self) -> None:
+        for brain in {id(b): b for b in [self.default, *self.by_agent.values()]}.values():
+            getattr(brain, "close", lambda: None)()
 
 
 class Transcript:
@@ -97,25 +130,59 @@ class Transcript:
                 "completion_tokens": sum(r.completion_tokens for r in self.records),
             }
 
+    def tokens_used(self) -> int:
+        totals = self.totals()
+        return totals["prompt_tokens"] + totals["completion_tokens"]
+
+    def by_step(self) -> dict[str, dict[str, Any]]:
+        """Calls, tokens and cost per agent step, in first-call order."""
+        summary: dict[str, dict[str, Any]] = {}
+        with self._lock:
+            for r in self.records:
+                row = summary.setdefault(r.step, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+                row["calls"] += 1
+                row["prompt_tokens"] += r.prompt_tokens
+                row["completion_tokens"] += r.completion_tokens
+                row["cost_usd"] = None if row["cost_usd"] is None or r.cost_usd is None else row["cost_usd"] + r.cost_usd
+        return summary
+
+
+class TokenBudgetExceeded(UserFacingError):
+    """The run used its --max-tokens-per-run; it stops at the next agent step."""
+
 
 class RecordingBrain:
-    """Wraps a brain so each answer is validated against the contract and recorded with its rendered prompt."""
+    """Wraps a brain so each answer is validated against the contract, priced, and recorded with its rendered
+    prompt; enforces the run's token budget before every step."""
 
-    def __init__(self, brain: Brain, transcript: Transcript):
+    def __init__(self, brain: Brain, transcript: Transcript, max_tokens: int | None = None):
         self.brain = brain
         self.transcript = transcript
         self.name = brain.name
+        self.max_tokens = max_tokens
 
     def answer(self, step: AgentStep[Out]) -> Out:
-        started = time.perf_counter()
+        used = self.transcript.tokens_used()
+        if self.max_tokens is not None and used >= self.max_tokens:
+            raise TokenBudgetExceeded(
+                f"The run used {used} LLM tokens, its limit is {self.max_tokens} (--max-tokens-per-run); "
+                f"it stopped before the step {step.name}.",
+                "Raise --max-tokens-per-run, use fewer plans (--plans), or a cheaper brain for some agents (--llm-agent).",
+                status="failed")
+        started, started_ns = time.perf_counter(), time.time_ns()
         result, usage = self.brain.answer(step)
         result = step.output.model_validate(result.model_dump())
+        backend = backend_of(self.brain, step)
         self.transcript.add(CallRecord(
-            step=step.name, brain=self.brain.name, system=step.system_prompt(), prompt=step.user_prompt(),
+            step=step.name, brain=backend, system=step.system_prompt(), prompt=step.user_prompt(),
             answer=result.model_dump(mode="json"), seconds=round(time.perf_counter() - started, 4),
-            prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+            prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, started_ns=started_ns,
+            cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens),
         ))
         return result
+
+    def backend_for(self, step: AgentStep) -> str:
+        return backend_of(self.brain, step)
 
     def note_corrections(self, step_name: str, corrections: list[str]) -> None:
         """Attach cross-check corrections to the latest record of a step."""

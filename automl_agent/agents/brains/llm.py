@@ -15,7 +15,11 @@ from .base import AgentStep, Usage
 
 
 class LLMStepError(RuntimeError):
-    """An LLM step that gave no valid answer after the repair round."""
+    """An LLM step that gave no valid answer after the repair round; `usage` is what the failed tries cost."""
+
+    def __init__(self, message: str, usage: Usage | None = None):
+        super().__init__(message)
+        self.usage = usage or Usage()
 
 
 def _extract_json(text: str) -> str:
@@ -26,29 +30,74 @@ def _extract_json(text: str) -> str:
     return text[start:end + 1] if start >= 0 and end > start else text
 
 
+def compact_schema(node):
+    """The schema without its generated titles: the same contract in fewer prompt tokens."""
+    if isinstance(node, dict):
+        return {k: compact_schema(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [compact_schema(v) for v in node]
+    return node
+
+
+def bound_strings(schema: dict, max_length: int, long_fields: frozenset[str] = frozenset({"source"}),
+                  max_items: int = 12) -> dict:
+    """A copy of a JSON schema whose free-text fields have a maxLength and lists a maxItems. llama.cpp turns the
+    schema into a grammar, so a small model cannot loop inside a string or a list until it runs out of tokens."""
+    def walk(node, key=None):
+        if isinstance(node, dict):
+            out = {k: walk(v, k) for k, v in node.items()}
+            if out.get("type") == "string" and "enum" not in out and "maxLength" not in out and key not in long_fields:
+                out["maxLength"] = max_length
+            if out.get("type") == "array" and "maxItems" not in out:
+                out["maxItems"] = max_items
+            if "properties" in out:
+                out["properties"] = {name: walk(sub, name) for name, sub in node["properties"].items()}
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return walk(schema)
+
+
 class LLMBrain:
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None, timeout: float = 120.0,
-                 max_retries: int = 3, temperature: float = 0.0):
+                 max_retries: int = 3, temperature: float = 0.0, name: str | None = None,
+                 max_tokens: int | None = None, code_max_tokens: int | None = None, string_max_length: int | None = None,
+                 on_close=None):
         from openai import OpenAI
 
         self.model = model
-        self.name = f"openai:{model}"
+        self.name = name or f"openai:{model}"
         self.temperature = temperature
+        self.max_tokens, self.code_max_tokens = max_tokens, code_max_tokens
+        self.string_max_length = string_max_length
+        self._on_close = on_close
         self.client = OpenAI(base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
                              api_key=api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
                              timeout=timeout, max_retries=max_retries)  # the client retries 429, 5xx and timeouts
         self.schema_supported: bool | None = None
 
+    def close(self) -> None:
+        if self._on_close is not None:
+            self._on_close()
+            self._on_close = None
+
+    def _schema(self, output: type[BaseModel]) -> dict:
+        schema = output.model_json_schema()
+        return bound_strings(schema, self.string_max_length) if self.string_max_length else schema
+
     def _complete(self, messages: list[dict], output: type[BaseModel]) -> tuple[str, Usage]:
         from openai import BadRequestError
 
-        schema_format = {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": output.model_json_schema()}}
+        schema_format = {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": self._schema(output)}}
+        limit = self.code_max_tokens if "source" in output.model_fields else self.max_tokens
+        extra = {"max_tokens": limit} if limit else {}
         formats = [schema_format, {"type": "json_object"}] if self.schema_supported is not False else [{"type": "json_object"}]
         last: Exception | None = None
         for fmt in formats:
             try:
                 response = self.client.chat.completions.create(model=self.model, messages=messages, response_format=fmt,
-                                                                temperature=self.temperature)
+                                                                temperature=self.temperature, **extra)
             except BadRequestError as exc:  # this server does not take that response format: try the next one
                 last = exc
                 if fmt is schema_format:
@@ -62,7 +111,7 @@ class LLMBrain:
         raise LLMStepError(f"the server refused every response format: {last}")
 
     def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
-        schema = json.dumps(step.output.model_json_schema())
+        schema = json.dumps(compact_schema(step.output.model_json_schema()), separators=(",", ":"))
         messages = [
             {"role": "system", "content": step.system_prompt() + f"\n\nJSON schema of your answer:\n{schema}"},
             {"role": "user", "content": step.user_prompt()},
@@ -76,7 +125,7 @@ class LLMBrain:
                 return step.output.model_validate_json(_extract_json(text)), total
             except ValidationError as exc:
                 if attempt == 1:
-                    raise LLMStepError(f"{step.name}: no valid answer after one repair round: {exc.errors()[:3]}") from exc
+                    raise LLMStepError(f"{step.name}: no valid answer after one repair round: {str(exc)[:300]}", total) from exc
                 messages += [{"role": "assistant", "content": text},
                              {"role": "user", "content": f"That answer does not match the schema: {exc}. "
                                                          "Answer again with only the corrected JSON object."}]
@@ -91,9 +140,15 @@ class FallbackBrain:
         self.name = primary.name
         self.fallbacks: list[str] = []
 
+    def close(self) -> None:
+        getattr(self.primary, "close", lambda: None)()
+
     def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
         try:
             return self.primary.answer(step)
         except LLMStepError as exc:
-            self.fallbacks.append(f"{step.name}: {exc}")
-            return self.fallback.answer(step)
+            self.fallbacks.append(str(exc))
+            answer, usage = self.fallback.answer(step)
+            # the tokens the model spent on its failed tries are real: they count towards the run's usage
+            return answer, Usage(usage.prompt_tokens + exc.usage.prompt_tokens,
+                                 usage.completion_tokens + exc.usage.completion_tokens)

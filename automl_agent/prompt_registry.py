@@ -1,0 +1,51 @@
+"""The agents' prompt templates in MLflow's prompt registry: a new version whenever a template's text changes.
+
+Each run records the versions it used (run.json `llm.prompt_versions` and an MLflow run tag per prompt). The
+registry is only written when a template changed since the last run of this workspace (a local index of
+content hashes), so unchanged prompts cost no registry calls."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from .agents.brains.base import PROMPTS_DIR
+
+PREFIX = "automl-agent"
+
+
+def prompt_name(template: Path) -> str:
+    return f"{PREFIX}.{template.stem}"
+
+
+def _index_path(workdir: Path) -> Path:
+    return workdir / "prompt_versions.json"
+
+
+def sync_prompts(workdir: Path, prompts_dir: Path = PROMPTS_DIR) -> dict[str, str]:
+    """Register new versions of changed templates; return {prompt name: version} for every template."""
+    index_path = _index_path(workdir)
+    try:
+        index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    except ValueError:
+        index = {}
+    versions: dict[str, str] = {}
+    for template in sorted(prompts_dir.glob("*.txt")):
+        text = template.read_text()
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        name = prompt_name(template)
+        known = index.get(name)
+        if known and known["sha256"] == digest:
+            versions[name] = known["version"]
+            continue
+        import mlflow
+
+        agent = template.stem.removeprefix("system_").split(".", 1)[0]
+        registered = mlflow.genai.register_prompt(
+            name=name, template=text, commit_message=f"{template.name} (sha256 {digest[:12]})",
+            tags={"agent": agent, "file": template.name, "placeholder_syntax": "string.Template ($name)"})
+        versions[name] = str(registered.version)
+        index[name] = {"sha256": digest, "version": versions[name]}
+    index_path.write_text(json.dumps(index, indent=2))
+    return versions

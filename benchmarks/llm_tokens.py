@@ -1,0 +1,77 @@
+"""LLM tokens per run, by stage, for one tabular task with P plans, and what they would cost at GPT-4o's prices.
+
+The counts are real tokens from a real model (default: the tiny gemma3-270m through llama.cpp, offline); prompt
+tokens depend on the prompts and the data, not much on the model, so they estimate a GPT-4o run's bill.
+Usage: python benchmarks/llm_tokens.py [--llm gguf:gemma3-270m] [--plans 3] [--budget 20] [--out benchmarks/results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from automl_agent.agents.brains.pricing import PRICES_PER_MTOK, REFERENCE_MODEL  # noqa: E402
+
+PAPER_COST_USD = 0.30  # the paper's reported average cost per run with GPT-4o
+INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms."
+STAGES = {  # agent step -> the flow stage it belongs to
+    "manager.verify_request": "INIT request verification", "prompt.parse_instruction": "INIT parsing",
+    "manager.make_plans": "PLAN", "data.decompose": "EXECUTE data agent", "data.analyse": "EXECUTE data agent",
+    "model.decompose": "EXECUTE model agent", "model.propose": "EXECUTE model agent",
+    "manager.verify_execution": "EXECUTE verification", "operation.write_script": "IMPLEMENT code",
+    "manager.verify_implementation": "IMPLEMENT verification",
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--llm", default="gguf:gemma3-270m")
+    parser.add_argument("--plans", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=20)
+    parser.add_argument("--code-attempts", type=int, default=2)
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", tmp, "run", INSTRUCTION, "--data",
+                               str(ROOT / "automl_agent" / "datasets" / "churn.csv"), "--llm", args.llm,
+                               "--plans", str(args.plans), "--budget", str(args.budget), "--prefect", "ephemeral",
+                               "--code-attempts", str(args.code_attempts), "--json", "--quiet"],
+                              capture_output=True, text=True)
+    if not proc.stdout.strip().startswith("{"):
+        print(proc.stderr[-3000:], file=sys.stderr)
+        return 1
+    record = json.loads(proc.stdout)
+    price_in, price_out = PRICES_PER_MTOK[REFERENCE_MODEL]
+    rows: dict[str, dict[str, float]] = {}
+    for step, usage in record["llm"]["by_step"].items():
+        row = rows.setdefault(STAGES.get(step, step), {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+        for key in row:
+            row[key] += usage[key]
+    lines = [f"LLM tokens per run: {args.llm}, P={args.plans}, churn (status {record['status']}, "
+             f"{record['llm']['calls']} calls, {len(record['llm']['offline_fallbacks'])} steps answered by the offline rules)",
+             "", "| stage | calls | prompt tokens | completion tokens | at GPT-4o prices (USD) |", "|---|---|---|---|---|"]
+    for stage, row in rows.items():
+        cost = (row["prompt_tokens"] * price_in + row["completion_tokens"] * price_out) / 1e6
+        lines.append(f"| {stage} | {row['calls']} | {row['prompt_tokens']} | {row['completion_tokens']} | {cost:.4f} |")
+    total = record["llm"]["cost_at_reference_usd"]
+    lines.append(f"| **total** | {record['llm']['calls']} | {record['llm']['prompt_tokens']} | "
+                 f"{record['llm']['completion_tokens']} | **{total:.4f}** |")
+    lines += ["", f"Paper (GPT-4o): about ${PAPER_COST_USD:.2f} per run; this run at GPT-4o prices: ${total:.4f} "
+                  f"= {total / PAPER_COST_USD:.0%} of it (target: at most 60 %)."]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "llm_tokens.json").write_text(json.dumps({"llm": record["llm"], "status": record["status"],
+                                                     "timings": record["timings"]}, indent=2))
+    (out / "llm_tokens.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The whole flow with an LLM brain over HTTP (a real local server speaking chat-completions): the operation
+agent's code attempts with error feedback, accounting, traces, the prompt registry and the token budget."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import mlflow
+import pytest
+from mlflow.tracking import MlflowClient
+
+from tests.chat_server import ChatServer
+
+pytestmark = pytest.mark.integration
+INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.4."
+BROKEN = ("import json\nraise RuntimeError('boom: the model wrote a bug')\n"
+          "# writes results.json and model/model.joblib\n")
+
+
+class CodingModel:
+    """Writes a broken script first, then, shown the error, the skeleton it was given; answers nothing else well."""
+
+    def __init__(self):
+        self.script_requests: list[str] = []
+
+    def __call__(self, body: dict) -> str:
+        prompt = body["messages"][-1]["content"] if body["messages"][-1]["role"] == "user" else ""
+        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if "Task skeleton" not in first_user:
+            return "{}"  # invalid for every other contract: the offline rules answer those steps
+        self.script_requests.append(first_user)
+        if len(self.script_requests) == 1:
+            return json.dumps({"source": BROKEN, "notes": "first try"})
+        skeleton = re.search(r"```python\n(.*)\n```", first_user, flags=re.DOTALL).group(1)
+        return json.dumps({"source": skeleton, "notes": "fixed after the error"})
+
+
+def test_llm_writes_the_script_and_fixes_it_from_the_error(run_cli, small_churn, monkeypatch, workdir):
+    model = CodingModel()
+    with ChatServer([], route=model) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("AUTOML_AGENT_PRICES", '{"local-coder": [1.0, 4.0]}')
+        code, record, err = run_cli("run", INSTRUCTION, "--data", str(small_churn), "--budget", "5", "--plans", "1",
+                                    "--llm", "openai:local-coder", "--code-attempts", "2")
+    assert code == 0, err
+    assert record.status == "succeeded"
+    scripts = Path(record.script_path).parent
+    assert Path(record.script_path).name == "train_v1_a2.py"
+    assert "boom" in (workdir / "runs" / record.run_id / "attempt_v1" / "train_v1.log").read_text()
+    assert len(model.script_requests) == 2 and "boom" in model.script_requests[1]  # the error went back to the model
+    assert (scripts / "train_v1.py").read_text() == BROKEN  # every attempt's script is kept
+    meta = MlflowClient(record.mlflow_tracking_uri)
+    artifacts = {a.path for a in meta.list_artifacts(record.mlflow_run_id, "scripts")}
+    assert {"scripts/train_v1.py", "scripts/train_v1_a2.py", "scripts/train_v1.log", "scripts/train_v1_a2.log"} <= artifacts
+
+    llm = record.llm
+    assert llm.backend == "openai:local-coder" and llm.calls >= 10 and llm.tokens > 0
+    assert llm.offline_fallbacks and llm.by_step["operation.write_script"]["calls"] == 2
+    assert llm.cost_usd == pytest.approx((llm.prompt_tokens * 1.0 + llm.completion_tokens * 4.0) / 1e6)
+    assert llm.cost_at_reference_usd > 0
+
+    traces = mlflow.MlflowClient(record.mlflow_tracking_uri).search_traces(
+        locations=[meta.get_run(record.mlflow_run_id).info.experiment_id], run_id=record.mlflow_run_id)
+    assert len(traces) == 1
+    spans = [s for s in traces[0].data.spans if s.parent_id]
+    assert len(spans) == llm.calls and {"manager.verify_request", "operation.write_script"} <= {s.name for s in spans}
+    assert all(s.attributes["backend"] == "openai:local-coder" for s in spans)
+
+    assert llm.prompt_versions["automl-agent.operation.write_script"] == "1"
+    run_tags = meta.get_run(record.mlflow_run_id).data.tags
+    assert run_tags["prompt.automl-agent.operation.write_script"] == "1"
+    mlflow.set_tracking_uri(record.mlflow_tracking_uri)
+    registered = mlflow.genai.load_prompt("prompts:/automl-agent.operation.write_script/1")
+    assert "Task skeleton" in registered.template
+
+
+def test_the_token_budget_stops_the_run_cleanly(run_cli, small_churn, monkeypatch):
+    with ChatServer([], route=lambda body: "{}") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code, record, err = run_cli("run", INSTRUCTION, "--data", str(small_churn), "--budget", "5", "--plans", "1",
+                                    "--llm", "openai:local-coder", "--max-tokens-per-run", "500")
+    assert code == 1 and record.status == "failed"
+    assert "--max-tokens-per-run" in record.message and "Traceback" not in err
+    assert 500 <= record.llm.tokens < 500 + 2 * 120 and record.llm.max_tokens_per_run == 500
