@@ -19,6 +19,7 @@ EXAMPLES = """examples:
   automl-agent run "Predict the price of a diamond; RMSE below 600" --data diamonds.csv --budget 90
   automl-agent run "Cluster these wines into 3 groups" --data wine.csv --target cultivar
   automl-agent runs
+  automl-agent bench --suite dev --quick     # the benchmark suite, scored as the paper does, next to FLAML
   automl-agent server status                 # the workspace's Prefect UI (started by `run`, stops when idle)
   automl-agent serve RUN_ID --port 3000      # then: curl -X POST localhost:3000/predict -H 'content-type: application/json' -d '{"records": [...]}'
   automl-agent demo RUN_ID --port 7860
@@ -66,6 +67,21 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
     sub.add_parser("runs", help="list the runs in the workspace, one line each")
+
+    bench = sub.add_parser("bench", help="run a benchmark suite and score it as the paper does (SR, NPS, CS)",
+                           description="Every case of the suite through the full pipeline, constraint-free and/or "
+                                       "constraint-aware, next to a conventional baseline on the same split and budget "
+                                       "(FLAML for tabular tasks). Writes results.json and results.md under "
+                                       "<workdir>/bench/<id>/ and logs them to MLflow (experiment automl-agent-bench).")
+    bench.add_argument("--suite", default="dev", help="suite name (default dev: 7 task types x 2 datasets)")
+    bench.add_argument("--setting", choices=["free", "aware", "both"], default="both")
+    bench.add_argument("--repeats", type=int, default=1)
+    bench.add_argument("--budget", type=float, default=None, help="seconds per run (default 60; 10 with --quick)")
+    bench.add_argument("--quick", action="store_true", help="one dataset per task type, small budget (what CI runs)")
+    bench.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"))
+    bench.add_argument("--plans", type=int, default=3)
+    bench.add_argument("--no-baseline", action="store_true", help="skip the conventional baseline")
+    bench.add_argument("--prefect", default=None, metavar="MODE", help="as for `run`")
 
     server = sub.add_parser("server", help="the workspace's Prefect server (UI and API): start, stop or show it",
                             description="`automl-agent run` starts this server on first use; it stops after --idle-minutes "
@@ -206,6 +222,33 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .agents.brains.factory import validate_spec
+
+    validate_spec(args.llm)
+    workdir = Path(args.workdir).resolve()
+    configure_environment(workdir)
+    prefect_server = _connect_prefect(args.prefect, workdir)
+    from .console import Reporter
+    from .flows.bench import BenchOptions, bench_flow, to_markdown
+
+    try:
+        options = BenchOptions(suite=args.suite, settings=["free", "aware"] if args.setting == "both" else [args.setting],
+                               repeats=args.repeats, budget_s=args.budget or (10.0 if args.quick else 60.0),
+                               quick=args.quick, workdir=str(workdir), llm=args.llm, n_plans=args.plans,
+                               baseline=not args.no_baseline)
+    except ValueError as exc:
+        _error(f"invalid options: {exc}")
+        return EXIT_USAGE
+    reporter = Reporter()
+    if prefect_server is not None:
+        _wait_for_prefect(prefect_server, reporter)
+    report = bench_flow(options=options, reporter=reporter)
+    print(to_markdown(report))
+    reporter.say(f"results: {report.json_path} and {report.markdown_path}")
+    return EXIT_OK
+
+
 def cmd_server(args: argparse.Namespace) -> int:
     from . import prefect_server
 
@@ -277,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
-                "server": cmd_server}
+                "server": cmd_server, "bench": cmd_bench}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

@@ -361,6 +361,9 @@ def main() -> int:
     started = time.perf_counter()
     frame = load_data()
     X_train, X_test, y_train, y_test = split_data(frame)
+    # the exact split, so that a benchmark baseline can be scored on the same rows
+    Path("split.json").write_text(json.dumps({"features": list(X_train.columns), "target": CONFIG.get("target"),
+                                              "train_index": X_train.index.tolist(), "test_index": X_test.index.tolist()}))
     pos_label = positive_label(y_train) if TASK == "tabular_classification" else None
 
     study, hpo_seconds = run_search(X_train, y_train, pos_label)

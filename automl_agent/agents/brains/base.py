@@ -32,7 +32,7 @@ def _jsonable(value: Any) -> Any:
 def render_value(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(_jsonable(value), indent=2, default=str)
+    return json.dumps(_jsonable(value), default=str)  # one line: indentation costs prompt tokens, not meaning
 
 
 @dataclass

@@ -1,0 +1,93 @@
+"""Conventional baselines scored on the very rows the agent's model was tested on (the run's split.json).
+
+Tabular classification and regression: FLAML AutoML with the same time budget. Clustering: k-means with k set to
+the number of held label classes on the same encoded features (the simplest strong baseline)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn import metrics as skm
+
+from ..agents.contracts import TaskType
+
+FLAML_ESTIMATORS = {"classification": ["lgbm", "xgboost", "rf", "extra_tree", "lrl1"],
+                    "regression": ["lgbm", "xgboost", "rf", "extra_tree"]}
+
+
+def baseline_name(task: str) -> str:
+    return {"tabular_clustering": "k-means (k = label classes)"}.get(task, "FLAML AutoML")
+
+
+def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, budget_s: float, seed: int = 0) -> float | None:
+    frame = pd.read_csv(data_path)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    split = json.loads(split_path.read_text())
+    X, target = frame[split["features"]], split["target"]
+    train, test = split["train_index"], split["test_index"]
+    if task == TaskType.tabular_clustering.value:
+        return _kmeans(X, frame[target].astype(str), test, metric, seed) if target else None
+    return _flaml(task, metric, X, frame[target], train, test, budget_s, seed)
+
+
+def _flaml(task, metric, X, y, train, test, budget_s, seed) -> float:
+    from flaml import AutoML
+
+    X = X.copy()
+    for column in X.columns:
+        if not pd.api.types.is_numeric_dtype(X[column]):
+            X[column] = X[column].astype("category")
+    classification = task == TaskType.tabular_classification.value
+    automl = AutoML()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kind = "classification" if classification else "regression"
+    automl.fit(X.loc[train], y.loc[train], task=kind,
+                   time_budget=budget_s, metric=_flaml_metric(metric, y, classification), estimator_list=FLAML_ESTIMATORS[kind],
+                   seed=seed, verbose=0, n_jobs=-1)
+    pred = automl.predict(X.loc[test])
+    return _score(metric, y.loc[test], pred, y.loc[train])
+
+
+def _flaml_metric(metric: str, y: pd.Series, classification: bool) -> str:
+    if classification:
+        return "f1" if metric == "f1" and y.nunique() == 2 else ("accuracy" if metric != "f1" else "micro_f1")
+    return {"rmse": "rmse", "mae": "mae", "r2": "r2"}.get(metric, "rmse")
+
+
+def _score(metric: str, y_true: pd.Series, y_pred, y_train: pd.Series) -> float:
+    if metric == "f1":
+        positive = y_train.value_counts().index[-1]  # the minority class, as the agent's script scores it
+        return float(skm.f1_score(y_true, y_pred, pos_label=positive)) if y_true.nunique() <= 2 else \
+            float(skm.f1_score(y_true, y_pred, average="macro"))
+    if metric == "accuracy":
+        return float(skm.accuracy_score(y_true, y_pred))
+    if metric == "rmse":
+        return float(np.sqrt(skm.mean_squared_error(y_true, y_pred)))
+    if metric == "mae":
+        return float(skm.mean_absolute_error(y_true, y_pred))
+    if metric == "r2":
+        return float(skm.r2_score(y_true, y_pred))
+    if metric == "rmsle":
+        return float(np.sqrt(skm.mean_squared_log_error(y_true, np.clip(y_pred, 0, None))))
+    raise ValueError(f"no baseline scorer for {metric}")
+
+
+def _kmeans(X: pd.DataFrame, labels: pd.Series, test, metric: str, seed: int) -> float:
+    from sklearn.cluster import KMeans
+
+    from ..runtime import FrameEncoder
+
+    numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
+    categorical = [c for c in X.columns if c not in numeric]
+    encoder = FrameEncoder(numeric=numeric, categorical=categorical, scale=True)
+    train_rows = X.index.difference(pd.Index(test))
+    kmeans = KMeans(n_clusters=labels.nunique(), n_init=10, random_state=seed)
+    kmeans.fit(encoder.fit_transform(X.loc[train_rows]))  # fitted on the training rows, as the agent's model is
+    pred = kmeans.predict(encoder.transform(X.loc[test]))
+    true = labels.loc[test].to_numpy()
+    return float(skm.adjusted_rand_score(true, pred) if metric == "adjusted_rand_index" else skm.rand_score(true, pred))

@@ -1,0 +1,69 @@
+"""The suite as data (`<name>_suite.json`) and where each dataset's file comes from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+from ..errors import UserFacingError
+
+SUITES_DIR = Path(__file__).resolve().parent
+DATASETS_DIR = Path(__file__).resolve().parents[1] / "datasets"
+Setting = Literal["free", "aware"]
+
+
+class BenchCase(BaseModel):
+    task: str
+    dataset: str
+    data: str | None  # a bundled file, 'sklearn:NAME', or None while the task type's loader is not built
+    target: str | None = None
+    metric: str
+    quick: bool = False
+    free: str
+    aware: str
+
+    def instruction(self, setting: Setting) -> str:
+        return self.free if setting == "free" else self.aware
+
+
+class Suite(BaseModel):
+    name: str
+    description: str
+    cases: list[BenchCase]
+
+
+def load_suite(name: str) -> Suite:
+    path = SUITES_DIR / f"{name}_suite.json"
+    if not path.exists():
+        known = sorted(p.stem.removesuffix("_suite") for p in SUITES_DIR.glob("*_suite.json"))
+        raise UserFacingError(f"Unknown benchmark suite {name!r}.", f"Known suites: {', '.join(known)}.")
+    return Suite.model_validate_json(path.read_text())
+
+
+def materialise(case: BenchCase, cache_dir: Path) -> Path | None:
+    """The case's data as a file the CLI can read; None when its task type has no loader yet."""
+    if case.data is None:
+        return None
+    if case.data.startswith("sklearn:"):
+        return _sklearn_table(case.data.split(":", 1)[1], case.target, cache_dir)
+    return DATASETS_DIR / case.data
+
+
+def _sklearn_table(name: str, target: str | None, cache_dir: Path) -> Path:
+    import sklearn.datasets
+
+    path = cache_dir / f"{name}.csv"
+    if not path.exists():
+        bunch = getattr(sklearn.datasets, f"load_{name}")(as_frame=True)
+        frame = bunch.frame.rename(columns={"target": target or "target"})
+        frame[target or "target"] = [str(bunch.target_names[i]) for i in bunch.target]
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(path, index=False)
+    return path
+
+
+def describe(cases: list[BenchCase]) -> str:
+    return json.dumps([c.dataset for c in cases])
