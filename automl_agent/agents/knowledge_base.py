@@ -28,7 +28,19 @@ def task_entry(task: TaskType) -> dict[str, Any]:
 
 
 def models(task: TaskType) -> dict[str, dict[str, Any]]:
-    return task_entry(task)["models"]
+    """The task's models whose optional packages are installed (a pretrained encoder needs its extra)."""
+    return {key: info for key, info in task_entry(task)["models"].items() if _installed(info.get("requires", []))}
+
+
+@lru_cache(maxsize=None)
+def _installed_one(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def _installed(modules: list[str]) -> bool:
+    return all(_installed_one(m) for m in modules)
 
 
 def model_keys(task: TaskType) -> list[str]:

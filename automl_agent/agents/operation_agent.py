@@ -27,6 +27,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "target": spec.dataset.target,
         "numeric": outcome.data.numeric,
         "categorical": outcome.data.categorical,
+        "text": outcome.data.text,
         "metric": spec.problem.metric,
         "direction": spec.problem.metric_direction,
         "n_clusters": spec.problem.n_clusters,
@@ -71,8 +72,10 @@ def writes_code(brain: RecordingBrain) -> bool:
     return brain.backend_for(step).partition(":")[0] not in ("offline", "scripted")
 
 
-def script_path(run_dir: Path, version: int, attempt: int, from_skeleton: bool) -> Path:
-    suffix = "_skeleton" if from_skeleton and attempt > 1 else (f"_a{attempt}" if attempt > 1 else "")
+def script_path(run_dir: Path, version: int, attempt: int, fallback: bool) -> Path:
+    """train_v1.py, train_v1_a2.py, ... for the brain's attempts; train_v1_skeleton.py when the skeleton renderer
+    stands in for an LLM author."""
+    suffix = "_skeleton" if fallback else (f"_a{attempt}" if attempt > 1 else "")
     return run_dir / "scripts" / f"train_v{version}{suffix}.py"
 
 
@@ -94,11 +97,11 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
         # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
         author = SKELETON_AUTHOR if problems or not writes_code(brain) else brain.backend_for(
             AgentStep("operation.write_script", GeneratedScript, {}))
-    path = script_path(run_dir, version, attempt, from_skeleton=author == SKELETON_AUTHOR)
+    path = script_path(run_dir, version, attempt, fallback=author == SKELETON_AUTHOR and writes_code(brain))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     if problems:  # keep what the brain wrote, next to the script that replaced it
-        script_path(run_dir, version, attempt, from_skeleton=False).with_suffix(".rejected.py").write_text(answer.source)
+        script_path(run_dir, version, attempt, fallback=False).with_suffix(".rejected.py").write_text(answer.source)
     return PipelineScript(version=version, path=str(path), source=source, author=author, attempt=attempt), problems
 
 

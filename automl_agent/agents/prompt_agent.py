@@ -100,6 +100,10 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
         return target is None
     if task == TaskType.tabular_regression:
         return column.kind == "numeric" and column.n_unique > 2
+    classifiable = column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
+    has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
     if task == TaskType.tabular_classification:
-        return column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
+        return classifiable and not has_text
+    if task == TaskType.text_classification:
+        return classifiable and has_text
     return False

@@ -43,6 +43,8 @@ def build_demo(model=None) -> gr.Blocks:
         default = example.get(column["name"])
         if column["type"] == "number":
             return gr.Number(label=column["name"], value=default if default is not None else column.get("median"))
+        if column["type"] == "text":
+            return gr.Textbox(label=column["name"], value=default or "", lines=4, placeholder="type or paste a text")
         return gr.Dropdown(choices=column["levels"], label=column["name"], allow_custom_value=True,
                            value=default if default is not None else column.get("mode"))
 

@@ -17,7 +17,7 @@ from ..agents import operation_agent
 from ..agents.brains.base import RecordingBrain, Transcript
 from ..agents.brains.factory import make_brain
 from ..agents.brains.pricing import reference_cost_usd
-from ..agents.contracts import ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec, TaskType
+from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec, TaskType
 from ..console import Reporter
 from ..data.io import read_table
 from ..data.profile import class_balance, profile_table
@@ -159,7 +159,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
 
     with stage("parse", "INIT: parsing the instruction into a requirement spec"):
         spec, corrections = stage_call(parsing.parse_instruction, run_id, opts.instruction, profile, opts.target)
-        if spec.dataset.target and spec.problem.downstream_task == TaskType.tabular_classification:
+        if spec.dataset.target and spec.problem.downstream_task in CLASSIFICATION_TASKS:
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
         record.corrections = corrections

@@ -35,6 +35,8 @@ TASK = CONFIG["task"]
 SEED = CONFIG.get("seed", 0)
 N_JOBS = CONFIG.get("n_jobs") or os.cpu_count() or 1
 SCALED_MODELS = {"logistic_regression", "ridge", "kmeans", "gaussian_mixture", "birch"}
+CLASSIFICATION = TASK in ("tabular_classification", "text_classification")
+TEXT = list(CONFIG.get("text") or [])  # free-text columns (text classification)
 
 
 # ---------------------------------------------------------------- data
@@ -47,21 +49,32 @@ def load_data() -> pd.DataFrame:
 
 
 def split_data(frame: pd.DataFrame):
-    features = CONFIG["numeric"] + CONFIG["categorical"]
+    features = CONFIG["numeric"] + CONFIG["categorical"] + TEXT
     target = CONFIG.get("target")
     frame = frame.dropna(subset=[target]) if target else frame
     X = frame[features]
     y = frame[target] if target else None
-    stratify = y if TASK == "tabular_classification" and y.value_counts().min() >= 2 else None
+    stratify = y if CLASSIFICATION and y.value_counts().min() >= 2 else None
     if y is None:
         X_train, X_test = train_test_split(X, test_size=CONFIG["test_size"], random_state=SEED)
         return X_train, X_test, None, None
     return train_test_split(X, y, test_size=CONFIG["test_size"], random_state=SEED, stratify=stratify)
 
 
-def build_preprocessor(model_key: str) -> FrameEncoder:
-    """Median imputation, optional standardisation, one-hot encoding (top levels; unseen -> all zeros)."""
+def build_preprocessor(model_key: str, params: dict | None = None):
+    """Median imputation, optional standardisation, one-hot encoding (top levels; unseen -> all zeros); free text
+    becomes TF-IDF n-grams, or sentence embeddings from a frozen pretrained encoder for the minilm models."""
+    if TEXT:
+        from automl_agent.runtime import TextEncoder
+        params = params or {}
+        return TextEncoder(text=TEXT, numeric=CONFIG["numeric"], categorical=CONFIG["categorical"],
+                           kind="minilm" if model_key.startswith("minilm") else "tfidf",
+                           max_features=params.get("max_features", 50000), ngram_max=params.get("ngram_max", 2),
+                           char_ngrams=params.get("char_ngrams", False))
     return FrameEncoder(numeric=CONFIG["numeric"], categorical=CONFIG["categorical"], scale=model_key in SCALED_MODELS)
+
+
+PREPROCESSOR_PARAMS = {"max_features", "ngram_max", "char_ngrams"}
 
 
 # ---------------------------------------------------------------- models
@@ -71,23 +84,29 @@ def make_estimator(key: str, params: dict):
         log_target = params.pop("log_target", False)
     if key == "lightgbm":
         import lightgbm as lgb
-        cls = lgb.LGBMClassifier if TASK == "tabular_classification" else lgb.LGBMRegressor
+        cls = lgb.LGBMClassifier if CLASSIFICATION else lgb.LGBMRegressor
         if params.get("subsample", 1.0) < 1.0:
             params["subsample_freq"] = 1
         est = cls(random_state=SEED, n_jobs=N_JOBS, verbosity=-1, **params)
     elif key == "hist_gradient_boosting":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-        cls = HistGradientBoostingClassifier if TASK == "tabular_classification" else HistGradientBoostingRegressor
+        cls = HistGradientBoostingClassifier if CLASSIFICATION else HistGradientBoostingRegressor
         est = cls(random_state=SEED, **params)
     elif key in {"random_forest", "extra_trees"}:
         from sklearn import ensemble
-        name = ("RandomForest" if key == "random_forest" else "ExtraTrees") + ("Classifier" if TASK == "tabular_classification" else "Regressor")
-        if TASK != "tabular_classification":
+        name = ("RandomForest" if key == "random_forest" else "ExtraTrees") + ("Classifier" if CLASSIFICATION else "Regressor")
+        if not CLASSIFICATION:
             params.pop("class_weight", None)
         est = getattr(ensemble, name)(random_state=SEED, n_jobs=N_JOBS, **params)
-    elif key == "logistic_regression":
+    elif key in {"logistic_regression", "tfidf_logistic_regression", "minilm_logistic_regression"}:
         from sklearn.linear_model import LogisticRegression
         est = LogisticRegression(max_iter=2000, **params)
+    elif key == "tfidf_linear_svm":
+        from sklearn.svm import LinearSVC
+        est = LinearSVC(**params)
+    elif key == "tfidf_complement_nb":
+        from sklearn.naive_bayes import ComplementNB
+        est = ComplementNB(**params)
     elif key == "ridge":
         from sklearn.linear_model import Ridge
         est = Ridge(**params)
@@ -109,7 +128,9 @@ def make_estimator(key: str, params: dict):
 
 
 def make_pipeline(key: str, params: dict) -> Pipeline:
-    return Pipeline([("preprocess", build_preprocessor(key)), ("model", make_estimator(key, params))])
+    features = {k: v for k, v in params.items() if k in PREPROCESSOR_PARAMS}
+    model_params = {k: v for k, v in params.items() if k not in PREPROCESSOR_PARAMS}
+    return Pipeline([("preprocess", build_preprocessor(key, features)), ("model", make_estimator(key, model_params))])
 
 
 def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
@@ -191,9 +212,9 @@ def best_threshold(y_true, proba, pos_label) -> tuple[float, float]:
 def cv_splits(X, y):
     if len(X) > CONFIG.get("holdout_above_rows", 20000):
         idx_train, idx_val = train_test_split(np.arange(len(X)), test_size=0.2, random_state=SEED,
-                                              stratify=y if TASK == "tabular_classification" else None)
+                                              stratify=y if CLASSIFICATION else None)
         return [(idx_train, idx_val)]
-    if TASK == "tabular_classification":
+    if CLASSIFICATION:
         return list(StratifiedKFold(n_splits=CONFIG["cv_folds"], shuffle=True, random_state=SEED).split(X, y))
     return list(KFold(n_splits=CONFIG["cv_folds"], shuffle=True, random_state=SEED).split(X))
 
@@ -214,7 +235,7 @@ def supervised_score(key: str, params: dict, X, y, splits, pos_label, tune_thres
     pred = np.concatenate(oof_pred)
     proba = np.concatenate(oof_proba) if oof_proba else None
     threshold = None
-    if TASK == "tabular_classification":
+    if CLASSIFICATION:
         if tune_threshold and proba is not None:
             threshold, _ = best_threshold(truth, proba, pos_label)
             labels = sorted(truth.unique(), key=lambda v: v == pos_label)
@@ -230,7 +251,7 @@ def run_search(X_train, y_train, pos_label):
     keys = [c["model"] for c in candidates]
     by_key = {c["model"]: c for c in candidates}
     direction = CONFIG["direction"]
-    tune_threshold = TASK == "tabular_classification" and CONFIG["metric"] == "f1" and pos_label is not None
+    tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
     splits = cv_splits(X_train, y_train) if TASK != "tabular_clustering" else None
     sample = X_train.sample(min(len(X_train), 3000), random_state=SEED) if TASK == "tabular_clustering" else None
 
@@ -325,7 +346,12 @@ def count_parameters(model) -> int | None:
     est = model
     for attr in ("estimator_", "estimator"):
         est = getattr(est, attr, est)
-    est = est[-1] if isinstance(est, Pipeline) else est
+    encoder_parameters = getattr(est[0], "n_parameters_", 0) if isinstance(est, Pipeline) else 0
+    own = _estimator_parameters(est[-1] if isinstance(est, Pipeline) else est)
+    return None if own is None else own + int(encoder_parameters)
+
+
+def _estimator_parameters(est) -> int | None:
     est = getattr(est, "regressor_", est)
     if hasattr(est, "booster_"):
         dump = est.booster_.dump_model()
@@ -338,6 +364,8 @@ def count_parameters(model) -> int | None:
         return int(np.size(est.cluster_centers_))
     if hasattr(est, "means_"):
         return int(np.size(est.means_) + np.size(est.covariances_) + np.size(est.weights_))
+    if hasattr(est, "feature_log_prob_"):
+        return int(np.size(est.feature_log_prob_) + np.size(est.class_log_prior_))
     return None
 
 
@@ -350,8 +378,10 @@ def write_schema(X_train: pd.DataFrame, y_train, out_dir: Path) -> dict:
     for name in CONFIG["categorical"]:
         levels = [str(v) for v in X_train[name].dropna().value_counts().index[:200]]
         columns.append({"name": name, "type": "category", "levels": levels, "mode": levels[0] if levels else ""})
+    for name in TEXT:
+        columns.append({"name": name, "type": "text", "max_length": int(X_train[name].astype(str).str.len().max())})
     schema = {"task": TASK, "target": CONFIG.get("target"), "columns": columns,
-              "classes": [str(c) for c in sorted(pd.Series(y_train).unique())] if TASK == "tabular_classification" else None,
+              "classes": [str(c) for c in sorted(pd.Series(y_train).unique())] if CLASSIFICATION else None,
               "example": json.loads(X_train.head(3).to_json(orient="records"))}
     (out_dir / "schema.json").write_text(json.dumps(schema, indent=2))
     return schema
@@ -364,7 +394,7 @@ def main() -> int:
     # the exact split, so that a benchmark baseline can be scored on the same rows
     Path("split.json").write_text(json.dumps({"features": list(X_train.columns), "target": CONFIG.get("target"),
                                               "train_index": X_train.index.tolist(), "test_index": X_test.index.tolist()}))
-    pos_label = positive_label(y_train) if TASK == "tabular_classification" else None
+    pos_label = positive_label(y_train) if CLASSIFICATION else None
 
     study, hpo_seconds = run_search(X_train, y_train, pos_label)
     completed = [t for t in study.trials if t.value is not None]
@@ -375,7 +405,7 @@ def main() -> int:
     key, params, threshold = best.user_attrs["model_key"], best.user_attrs["params"], best.user_attrs["threshold"]
     model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
 
-    if TASK == "tabular_classification":
+    if CLASSIFICATION:
         pred = model.predict(X_test)
         proba = None
         if pos_label is not None and hasattr(model, "predict_proba"):

@@ -140,11 +140,14 @@ class OfflineRules:
     def analyse_data(spec: RequirementSpec, plan: Plan, subtasks: DecomposedPlan, profile: DataProfile) -> DataAnalysis:
         target = spec.dataset.target
         dropped: dict[str, str] = {}
-        numeric, categorical = [], []
+        numeric, categorical, text = [], [], []
+        uses_text = spec.problem.downstream_task == TaskType.text_classification
         for col in profile.columns:
             if col.name == target:
                 continue
-            if col.kind == "identifier":
+            if col.kind == "text" and uses_text:
+                text.append(col.name)
+            elif col.kind == "identifier":
                 dropped[col.name] = "identifier: unique per row, carries no signal"
             elif col.kind == "constant":
                 dropped[col.name] = "constant: a single value"
@@ -162,11 +165,12 @@ class OfflineRules:
         if missing:
             steps.insert(0, f"impute missing values in {', '.join(missing[:6])}")
         summary = (f"{profile.n_rows} rows; {len(numeric)} numeric and {len(categorical)} categorical features; "
-                   f"{len(dropped)} columns dropped")
+                   + (f"{len(text)} text columns ({', '.join(text)}); " if text else "")
+                   + f"{len(dropped)} columns dropped")
         if imbalance is not None:
             summary += f"; minority/majority class ratio {imbalance}"
-        return DataAnalysis(summary=summary, features=numeric + categorical, dropped=dropped, numeric=numeric,
-                            categorical=categorical, preprocessing=steps, class_imbalance=imbalance)
+        return DataAnalysis(summary=summary, features=numeric + categorical + text, dropped=dropped, numeric=numeric,
+                            categorical=categorical, text=text, preprocessing=steps, class_imbalance=imbalance)
 
     # ---------------------------------------------------------------- model agent
     @staticmethod
@@ -246,7 +250,10 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
     if any(w in text for w in CLUSTER_WORDS):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
+    has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
     if column is not None:
+        if has_text and (column.kind in {"categorical", "boolean"} or column.n_unique <= 50):
+            return TaskType.text_classification
         if column.kind in {"categorical", "boolean"}:
             return TaskType.tabular_classification
         if column.kind == "numeric" and column.n_unique <= 10 and not any(w in text for w in REGRESSION_WORDS[:4]):
