@@ -10,6 +10,9 @@ DEMO_INSTRUCTION ?= Build a model to predict customer churn. F1 should be at lea
 $(BIN)/automl-agent: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
+	# torch first, through pip: the CPU build (2.13.0) lies on this machine's disk, where uv does not look;
+	# an unpinned torch would pull GBs of CUDA packages.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
 	# --compile-bytecode: machines that set PYTHONDONTWRITEBYTECODE would otherwise recompile every import on
 	# every command (about 7 s per `automl-agent run`).
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev]'

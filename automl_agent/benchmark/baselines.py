@@ -1,7 +1,8 @@
 """Conventional baselines scored on the very rows the agent's model was tested on (the run's split.json).
 
 Tabular classification and regression: FLAML AutoML with the same time budget. Clustering: k-means with k set to
-the number of held label classes on the same encoded features (the simplest strong baseline)."""
+the number of held label classes on the same encoded features. Text classification: TF-IDF word 1-2-grams with a
+default logistic regression (the simplest strong text baseline)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,14 @@ FLAML_ESTIMATORS = {"classification": ["lgbm", "xgboost", "rf", "extra_tree", "l
                     "regression": ["lgbm", "xgboost", "rf", "extra_tree"]}
 
 
+BASELINES = {
+    "tabular_classification": "FLAML AutoML", "tabular_regression": "FLAML AutoML",
+    "tabular_clustering": "k-means (k = label classes)", "text_classification": "TF-IDF + logistic regression",
+}
+
+
 def baseline_name(task: str) -> str:
-    return {"tabular_clustering": "k-means (k = label classes)"}.get(task, "FLAML AutoML")
+    return BASELINES.get(task, "-")
 
 
 def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, budget_s: float, seed: int = 0) -> float | None:
@@ -31,6 +38,8 @@ def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, bu
     train, test = split["train_index"], split["test_index"]
     if task == TaskType.tabular_clustering.value:
         return _kmeans(X, frame[target].astype(str), test, metric, seed) if target else None
+    if task == TaskType.text_classification.value:
+        return _tfidf_logistic(X, frame[target], train, test, metric)
     return _flaml(task, metric, X, frame[target], train, test, budget_s, seed)
 
 
@@ -51,6 +60,17 @@ def _flaml(task, metric, X, y, train, test, budget_s, seed) -> float:
                    seed=seed, verbose=0, n_jobs=-1)
     pred = automl.predict(X.loc[test])
     return _score(metric, y.loc[test], pred, y.loc[train])
+
+
+def _tfidf_logistic(X, y, train, test, metric) -> float:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    texts = X.fillna("").astype(str).agg(" ".join, axis=1)
+    model = make_pipeline(TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True), LogisticRegression(max_iter=2000))
+    model.fit(texts.loc[train], y.loc[train])
+    return _score(metric, y.loc[test], model.predict(texts.loc[test]), y.loc[train])
 
 
 def _flaml_metric(metric: str, y: pd.Series, classification: bool) -> str:

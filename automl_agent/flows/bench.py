@@ -110,8 +110,8 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
     value = record.metrics.get(case.metric)
     nps = normalised_performance(case.metric, value)
     row = base.model_copy(update={
-        "status": record.status, "run_id": record.run_id, "value": value, "sr": record.success_score, "nps": round(nps, 6),
-        "cs": round(comprehensive_score(record.success_score, nps), 6), "wall_s": round(wall, 1), "message": record.message})
+        "status": record.status, "run_id": record.run_id, "value": value, "sr": record.success_score, "nps": nps,
+        "cs": comprehensive_score(record.success_score, nps), "wall_s": round(wall, 1), "message": record.message})
     split = Path(record.script_path).parents[1] / Path(record.script_path).stem.replace("train_", "attempt_", 1) / "split.json" \
         if record.script_path else None
     if options.baseline and split is not None and split.exists():
@@ -121,7 +121,7 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
             row.message = (row.message + f" baseline failed: {type(exc).__name__}: {exc}").strip()
         else:
             row.baseline_value = baseline
-            row.baseline_nps = None if baseline is None else round(normalised_performance(case.metric, baseline), 6)
+            row.baseline_nps = None if baseline is None else normalised_performance(case.metric, baseline)
     return row
 
 
