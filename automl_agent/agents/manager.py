@@ -44,8 +44,17 @@ def make_plans(brain: RecordingBrain, spec: RequirementSpec, knowledge: Knowledg
     return plans
 
 
+def outcome_summary(outcome: PlanOutcome) -> dict[str, Any]:
+    """A plan's outcome as the manager needs it to choose: no search spaces or hyperparameters."""
+    return {"plan_id": outcome.plan.plan_id, "title": outcome.plan.title, "data": outcome.data.summary,
+            "candidates": [{"model": c.model, "expected_metric": c.expected_metric,
+                            "expected_latency_ms": c.expected_latency_ms, "expected_size_mb": c.expected_size_mb,
+                            "reason": c.reason} for c in outcome.model.candidates]}
+
+
 def verify_execution(brain: RecordingBrain, spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:
-    verdict = brain.answer(AgentStep("manager.verify_execution", ExecutionVerdict, {"spec": spec, "outcomes": outcomes}))
+    verdict = brain.answer(AgentStep("manager.verify_execution", ExecutionVerdict, {"spec": spec, "outcomes": outcomes},
+                                     views={"outcomes": [outcome_summary(o) for o in outcomes]}))
     ids = [o.plan.plan_id for o in outcomes if o.model.candidates]
     if verdict.best_plan_id not in ids and ids:
         verdict = verdict.model_copy(update={"best_plan_id": ids[0],

@@ -90,8 +90,11 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     if force_skeleton:
         source, author = reference, SKELETON_AUTHOR
     else:
+        from .manager import outcome_summary
+
         answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
-            "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error}))
+            "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error},
+            views={"outcome": outcome_summary(outcome)}))  # the skeleton's CONFIG already holds the search spaces
         problems = static_problems(answer.source)
         source = reference if problems else answer.source
         # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit

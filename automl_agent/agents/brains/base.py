@@ -42,6 +42,8 @@ class AgentStep(Generic[Out]):
     name: str  # e.g. "manager.verify_request"; the template is prompts/<name>.txt
     output: type[Out]
     inputs: dict[str, Any]
+    # what the prompt shows for an input, when less than the whole object is needed (fewer tokens, same decision)
+    views: dict[str, Any] = field(default_factory=dict)
 
     @property
     def agent(self) -> str:
@@ -52,7 +54,7 @@ class AgentStep(Generic[Out]):
 
     def user_prompt(self) -> str:
         template = Template((PROMPTS_DIR / f"{self.name}.txt").read_text())
-        return template.substitute({k: render_value(v) for k, v in self.inputs.items()})
+        return template.substitute({k: render_value(self.views.get(k, v)) for k, v in self.inputs.items()})
 
 
 @dataclass
