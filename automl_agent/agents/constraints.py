@@ -122,6 +122,21 @@ def mentioned_metric(instruction: str, task: TaskType) -> str | None:
     return best[1] if best else None
 
 
+_WINDOW_UNITS = r"(?:steps?|points?|hours?|half[- ]hours?|days?|weeks?|months?|minutes?|values?|observations?|periods?|time steps?)"
+
+
+def requested_windows(instruction: str) -> tuple[int | None, int | None]:
+    """(input length, forecast horizon) from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, or 'from the last 96 hours' /
+    'the next 24 hours'; None where the instruction does not say."""
+    text = instruction.lower()
+    m_in = re.search(r"input_seq_len\s*[=:]\s*(\d+)", text) or re.search(
+        rf"(?:last|past|previous|preceding)\s+(\d+)(?:\s+{_WINDOW_UNITS})?", text)
+    m_out = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text) or re.search(
+        rf"(?:next|following|coming|ahead)\s+(\d+)\s+{_WINDOW_UNITS}", text) or re.search(
+        rf"(\d+)\s+{_WINDOW_UNITS}\s+ahead", text)
+    return (int(m_in.group(1)) if m_in else None), (int(m_out.group(1)) if m_out else None)
+
+
 def requested_clusters(instruction: str) -> int | None:
     m = re.search(r"\b(?:into|in|with|find|exactly)\s+(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+(?:clusters|groups|segments|segment|cluster)", instruction.lower())
     if not m:

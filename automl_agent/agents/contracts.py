@@ -29,6 +29,7 @@ SUPPORTED_TASKS = {
     TaskType.tabular_regression,
     TaskType.tabular_clustering,
     TaskType.text_classification,
+    TaskType.time_series_forecasting,
 }
 CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification}
 
@@ -84,6 +85,8 @@ class ProblemSpec(Contract):
     metric_direction: Literal["maximize", "minimize"] = "maximize"
     constraints: list[Constraint] = Field(default_factory=list)
     n_clusters: int | None = None
+    input_seq_len: int | None = Field(default=None, description="forecasting: history length the model sees")
+    pred_seq_len: int | None = Field(default=None, description="forecasting: number of future steps to predict")
 
 
 class DatasetSpec(Contract):
@@ -186,6 +189,7 @@ class DataAnalysis(Contract):
     numeric: list[str]
     categorical: list[str]
     text: list[str] = Field(default_factory=list, description="free-text columns (text classification)")
+    time_column: str | None = Field(default=None, description="forecasting: the column that orders the series")
     preprocessing: list[str]
     class_imbalance: float | None = None
 

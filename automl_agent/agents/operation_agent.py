@@ -28,6 +28,9 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "numeric": outcome.data.numeric,
         "categorical": outcome.data.categorical,
         "text": outcome.data.text,
+        "time_column": outcome.data.time_column,
+        "input_seq_len": spec.problem.input_seq_len,
+        "pred_seq_len": spec.problem.pred_seq_len,
         "metric": spec.problem.metric,
         "direction": spec.problem.metric_direction,
         "n_clusters": spec.problem.n_clusters,
@@ -42,7 +45,11 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
     }
 
 
-def render(config: dict[str, Any], task_family: str = "tabular") -> str:
+SKELETON_OF_TASK = {"time_series_forecasting": "forecasting"}
+
+
+def render(config: dict[str, Any], task_family: str | None = None) -> str:
+    task_family = task_family or SKELETON_OF_TASK.get(config.get("task", ""), "tabular")
     skeleton = (SKELETONS / f"{task_family}.py").read_text()
     if _CONFIG_LINE not in skeleton:
         raise RuntimeError(f"skeleton {task_family} lacks its CONFIG line")

@@ -84,6 +84,12 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
 
     problem.constraints, constraint_notes = reconcile(problem.constraints, instruction)
     notes += constraint_notes
+    for field_name in ("input_seq_len", "pred_seq_len"):
+        wanted = getattr(rules.problem, field_name)
+        if getattr(problem, field_name) != wanted:
+            if wanted is not None or getattr(problem, field_name) is not None:
+                notes.append(f"{field_name} set to {wanted} as the instruction says")
+            setattr(problem, field_name, wanted)
     if problem.n_clusters != rules.problem.n_clusters:
         if problem.n_clusters is not None or rules.problem.n_clusters is not None:
             notes.append(f"number of clusters set to {rules.problem.n_clusters} as the instruction says")
@@ -96,6 +102,9 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
     if task == TaskType.tabular_clustering:
         return True
     column = profile.column(target) if target else None
+    if task == TaskType.time_series_forecasting:
+        has_time = any(c.kind == "datetime" for c in profile.columns)
+        return has_time and (column is None or column.kind == "numeric")
     if column is None:
         return target is None
     if task == TaskType.tabular_regression:

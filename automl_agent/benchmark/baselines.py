@@ -2,7 +2,8 @@
 
 Tabular classification and regression: FLAML AutoML with the same time budget. Clustering: k-means with k set to
 the number of held label classes on the same encoded features. Text classification: TF-IDF word 1-2-grams with a
-default logistic regression (the simplest strong text baseline)."""
+default logistic regression (the simplest strong text baseline). Forecasting: the seasonal naive forecast (repeat
+the last season) on the same test windows."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ FLAML_ESTIMATORS = {"classification": ["lgbm", "xgboost", "rf", "extra_tree", "l
 BASELINES = {
     "tabular_classification": "FLAML AutoML", "tabular_regression": "FLAML AutoML",
     "tabular_clustering": "k-means (k = label classes)", "text_classification": "TF-IDF + logistic regression",
+    "time_series_forecasting": "seasonal naive",
 }
 
 
@@ -34,6 +36,8 @@ def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, bu
     frame = pd.read_csv(data_path)
     frame.columns = [str(c).strip() for c in frame.columns]
     split = json.loads(split_path.read_text())
+    if task == TaskType.time_series_forecasting.value:
+        return _seasonal_naive(frame, split, metric)
     X, target = frame[split["features"]], split["target"]
     train, test = split["train_index"], split["test_index"]
     if task == TaskType.tabular_clustering.value:
@@ -44,7 +48,11 @@ def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, bu
 
 
 def _flaml(task, metric, X, y, train, test, budget_s, seed) -> float:
+    import logging
+
     from flaml import AutoML
+
+    logging.getLogger("flaml").setLevel(logging.WARNING)
 
     X = X.copy()
     for column in X.columns:
@@ -73,6 +81,22 @@ def _tfidf_logistic(X, y, train, test, metric) -> float:
     return _score(metric, y.loc[test], model.predict(texts.loc[test]), y.loc[train])
 
 
+def _seasonal_naive(frame: pd.DataFrame, split: dict, metric: str) -> float:
+    from ..runtime import WindowForecaster
+
+    frame[split["time_column"]] = pd.to_datetime(frame[split["time_column"]], errors="coerce", format="mixed")
+    frame = frame.dropna(subset=[split["time_column"]]).sort_values(split["time_column"])
+    values = pd.to_numeric(frame[split["target"]], errors="coerce").interpolate(limit_direction="both").to_numpy(float)
+    history, horizon, start = split["input_seq_len"], split["pred_seq_len"], split["test_start"]
+    starts = np.arange(max(start, history), len(values) - horizon + 1)
+    if len(starts) > 3000:  # the agent's script thins its test windows the same way
+        starts = starts[np.linspace(0, len(starts) - 1, 3000).astype(int)]
+    X = np.stack([values[s - history:s] for s in starts])
+    Y = np.stack([values[s:s + horizon] for s in starts])
+    predicted = WindowForecaster(kind="seasonal_naive", input_len=history, horizon=horizon, season=split["season"]).predict(X)
+    return _score(metric, pd.Series(Y.ravel()), predicted.ravel(), pd.Series(Y.ravel()))
+
+
 def _flaml_metric(metric: str, y: pd.Series, classification: bool) -> str:
     if classification:
         return "f1" if metric == "f1" and y.nunique() == 2 else ("accuracy" if metric != "f1" else "micro_f1")
@@ -93,7 +117,9 @@ def _score(metric: str, y_true: pd.Series, y_pred, y_train: pd.Series) -> float:
     if metric == "r2":
         return float(skm.r2_score(y_true, y_pred))
     if metric == "rmsle":
-        return float(np.sqrt(skm.mean_squared_log_error(y_true, np.clip(y_pred, 0, None))))
+        return float(np.sqrt(skm.mean_squared_log_error(np.clip(y_true, 0, None), np.clip(y_pred, 0, None))))
+    if metric == "mape":
+        return float(skm.mean_absolute_percentage_error(y_true, y_pred))
     raise ValueError(f"no baseline scorer for {metric}")
 
 

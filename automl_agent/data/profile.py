@@ -24,11 +24,21 @@ def _kind(series: pd.Series, n_rows: int) -> str:
             return "identifier"
         return "numeric"
     text = series.dropna().astype(str)
+    if _looks_like_dates(text):
+        return "datetime"
     if n_unique >= 0.95 * n_rows:
         return "text" if text.str.len().mean() > 30 else "identifier"
     if n_unique > max(50, 0.5 * n_rows) and text.str.len().mean() > 30:
         return "text"
     return "categorical"
+
+
+def _looks_like_dates(values: pd.Series) -> bool:
+    sample = values.head(50)
+    if sample.empty or not sample.str.contains(r"\d{1,4}[-/.:]\d{1,2}", regex=True).all():
+        return False
+    parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+    return bool(parsed.notna().all())
 
 
 def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:

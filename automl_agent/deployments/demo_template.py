@@ -35,14 +35,25 @@ def build_demo(model=None) -> gr.Blocks:
         for column in columns:
             if column["type"] == "number":
                 frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce").astype("float64")
+            if column["type"] == "series":
+                values = [float(v) for v in str(frame.at[0, column["name"]]).replace("\n", ",").split(",") if v.strip()]
+                if len(values) < column["length"]:
+                    raise gr.Error(f"{column['name']} needs at least {column['length']} numbers; got {len(values)}")
+                frame[column["name"]] = [values[-column["length"]:]]
         prediction = model.predict(frame)
         value = prediction.tolist()[0] if hasattr(prediction, "tolist") else list(prediction)[0]
+        if isinstance(value, list):  # a forecast: the next values, one per step
+            return ", ".join(f"{v:.4g}" for v in value)
         return str(value)
 
     def field(column):
         default = example.get(column["name"])
         if column["type"] == "number":
             return gr.Number(label=column["name"], value=default if default is not None else column.get("median"))
+        if column["type"] == "series":
+            shown = ", ".join(f"{v:g}" for v in (default or [])[-column["length"]:])
+            return gr.Textbox(label=f"{column['name']}: the last {column['length']} values, oldest first",
+                              value=shown, lines=4, placeholder="comma-separated numbers")
         if column["type"] == "text":
             return gr.Textbox(label=column["name"], value=default or "", lines=4, placeholder="type or paste a text")
         return gr.Dropdown(choices=column["levels"], label=column["name"], allow_custom_value=True,

@@ -39,10 +39,18 @@ def validate(records: Any) -> pd.DataFrame:
             if column["type"] == "number" and value is not None:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
                     raise InvalidArgument(f"record {i}: column {name!r} must be a number (or null), got {value!r}")
+            if column["type"] == "series":
+                if not isinstance(value, list) or len(value) < column["length"] or not all(
+                        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isinf(v))
+                        for v in value):
+                    raise InvalidArgument(f"record {i}: column {name!r} must be a list of at least {column['length']} "
+                                          f"numbers (the most recent last), got {str(value)[:80]}")
     frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
     for name, column in COLUMNS.items():
         if column["type"] == "number":
             frame[name] = frame[name].astype("float64")
+        elif column["type"] == "series":
+            frame[name] = frame[name].map(lambda v: [float("nan") if x is None else float(x) for x in v[-column["length"]:]])
         else:
             frame[name] = frame[name].map(lambda v: None if v is None else str(v)).astype(object)
     return frame

@@ -166,3 +166,40 @@ def test_gradio_demo_answers_through_gradio_client(churn_run):
         assert answer in {"Yes", "No"}
     finally:
         _stop(demo)
+
+
+@pytest.fixture(scope="module")
+def forecast_run(tmp_path_factory, churn_run):
+    """A forecasting run in the same workspace (its Prefect server is already up)."""
+    workdir, _, env = churn_run
+    data = tmp_path_factory.mktemp("ts") / "etth1.csv"
+    import pandas as pd
+
+    from tests.conftest import DATASETS
+
+    pd.read_csv(DATASETS / "ETTh1.csv").head(3000).to_csv(data, index=False)
+    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run",
+                           "Forecast OT for the next 24 hours from the last 96 hours; RMSLE at most 0.6.",
+                           "--data", str(data), "--budget", "8", "--json"], capture_output=True, text=True, timeout=600, env=env)
+    return workdir, proc, env
+
+
+def test_a_forecast_is_served_over_http(forecast_run):
+    workdir, proc, env = forecast_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads(proc.stdout)
+    assert record["task_type"] == "time_series_forecasting" and record["target"] == "OT"
+    assert {"rmsle", "mae"} <= set(record["metrics"])
+    server, port, _ = _launch("serve", forecast_run)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/readyz", server)
+        history = json.loads(Path(record["demo_path"]).with_name("demo_config.json").read_text())["schema"]["example"][0]["history"]
+        assert len(history) == 96
+        ok = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"history": history}]}, timeout=30)
+        assert ok.status_code == 200, ok.text
+        forecast = ok.json()["predictions"][0]
+        assert len(forecast) == 24 and all(isinstance(v, float) for v in forecast)
+        short = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"history": history[:10]}]}, timeout=30)
+        assert short.status_code == 400 and "at least 96 numbers" in short.text
+    finally:
+        _stop(server)

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from .. import knowledge_base as kb
 from .. import metrics
-from ..constraints import mentioned_metric, parse_constraints, requested_clusters
+from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
     KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
@@ -25,6 +25,7 @@ ML_WORDS = (
     "estimate", "recogni", "categori", "label", "churn", "score", "machine learning", "ml ", "automl",
     "anomal", "rank", "recommend", "identify", "which customers", "whether",
 )
+FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-series", "future", "pred_seq_len")
 CLUSTER_WORDS = ("cluster", "segment", "group similar", "unsupervised", "grouping", "into groups", "partition")
 REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
                     "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
@@ -120,6 +121,7 @@ class OfflineRules:
                 area="tabular data analysis", downstream_task=task, application_domain=", ".join(domain_words),
                 description=instruction.strip(), metric=metric, metric_direction=metrics.direction(metric),
                 constraints=constraints, n_clusters=requested_clusters(instruction),
+                input_seq_len=requested_windows(instruction)[0], pred_seq_len=requested_windows(instruction)[1],
             ),
             dataset=DatasetSpec(name=profile.path.rsplit("/", 1)[-1], modality="tabular", source="user-upload",
                                 path=profile.path, target=target),
@@ -142,8 +144,14 @@ class OfflineRules:
         dropped: dict[str, str] = {}
         numeric, categorical, text = [], [], []
         uses_text = spec.problem.downstream_task == TaskType.text_classification
+        forecasting = spec.problem.downstream_task == TaskType.time_series_forecasting
+        time_column = next((c.name for c in profile.columns if c.kind == "datetime"), None) if forecasting else None
         for col in profile.columns:
             if col.name == target:
+                continue
+            if forecasting:
+                if col.name != time_column:
+                    dropped[col.name] = "another series: the forecaster models the target's own history"
                 continue
             if col.kind == "text" and uses_text:
                 text.append(col.name)
@@ -164,13 +172,19 @@ class OfflineRules:
         steps = list(plan.data_steps)
         if missing:
             steps.insert(0, f"impute missing values in {', '.join(missing[:6])}")
+        if forecasting:
+            summary = (f"{profile.n_rows} rows; the series {target!r} ordered by {time_column!r}; "
+                       f"{len(dropped)} other columns left out")
+            return DataAnalysis(summary=summary, features=[], dropped=dropped, numeric=[], categorical=[],
+                                time_column=time_column, preprocessing=list(plan.data_steps))
         summary = (f"{profile.n_rows} rows; {len(numeric)} numeric and {len(categorical)} categorical features; "
                    + (f"{len(text)} text columns ({', '.join(text)}); " if text else "")
                    + f"{len(dropped)} columns dropped")
         if imbalance is not None:
             summary += f"; minority/majority class ratio {imbalance}"
         return DataAnalysis(summary=summary, features=numeric + categorical + text, dropped=dropped, numeric=numeric,
-                            categorical=categorical, text=text, preprocessing=steps, class_imbalance=imbalance)
+                            categorical=categorical, text=text, time_column=time_column, preprocessing=steps,
+                            class_imbalance=imbalance)
 
     # ---------------------------------------------------------------- model agent
     @staticmethod
@@ -250,6 +264,9 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
     if any(w in text for w in CLUSTER_WORDS):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
+    has_time = any(c.kind == "datetime" for c in profile.columns)
+    if has_time and any(w in text for w in FORECAST_WORDS) and (column is None or column.kind == "numeric"):
+        return TaskType.time_series_forecasting
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
     if column is not None:
         if has_text and (column.kind in {"categorical", "boolean"} or column.n_unique <= 50):

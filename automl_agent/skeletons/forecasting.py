@@ -1,0 +1,219 @@
+"""Training script skeleton: time-series forecasting with fixed input and output windows.
+
+The operation agent fills CONFIG. The script orders the series by time, cuts it into (history, future) windows,
+splits them chronologically (the last 20 % of time is the test period; the end of the training period validates
+the search), searches models and hyperparameters with Optuna within the time budget, refits the best on the whole
+training period and writes model/model.joblib, model/schema.json, split.json and results.json.
+Output lines: PROGRESS {json} per trial, RESULT {json} at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import joblib
+import numpy as np
+import optuna
+import pandas as pd
+from sklearn import metrics as skm
+
+from automl_agent.runtime import WindowForecaster
+
+warnings.filterwarnings("ignore")
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+CONFIG: dict = {}  # filled in by the operation agent
+
+TASK = CONFIG["task"]
+SEED = CONFIG.get("seed", 0)
+MAX_TRAIN_WINDOWS = 20000
+MAX_TEST_WINDOWS = 3000
+
+
+# ---------------------------------------------------------------- data
+def load_series() -> tuple[np.ndarray, pd.Series]:
+    path = Path(CONFIG["data_path"])
+    frame = pd.read_parquet(path) if path.suffix.lower() in {".parquet", ".pq"} else pd.read_csv(path)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    time_column, target = CONFIG["time_column"], CONFIG["target"]
+    frame[time_column] = pd.to_datetime(frame[time_column], errors="coerce", format="mixed")
+    frame = frame.dropna(subset=[time_column]).sort_values(time_column)
+    values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)
+    return values, frame[time_column].reset_index(drop=True)
+
+
+def season_length(times: pd.Series) -> int:
+    """The dominant cycle implied by the sampling step: a day for (sub-)hourly data, a week for daily, ..."""
+    step = times.diff().median()
+    if pd.isna(step) or step <= pd.Timedelta(0):
+        return 1
+    seconds = step.total_seconds()
+    for period, cycle in ((86400, None), (7 * 86400, 7), (31 * 86400, 12)):
+        if cycle is None and seconds < 86400:
+            return max(1, int(round(86400 / seconds)))
+        if cycle is not None and seconds <= period:
+            return cycle
+    return 1
+
+
+def window_lengths(season: int) -> tuple[int, int]:
+    horizon = CONFIG.get("pred_seq_len") or (season if 1 < season <= 96 else 12)
+    history = CONFIG.get("input_seq_len") or min(max(4 * horizon, 2 * season, 24), 336)
+    return int(history), int(horizon)
+
+
+def windows(values: np.ndarray, first_target: int, last_target: int, history: int, horizon: int, limit: int):
+    """(history, future) pairs whose future starts in [first_target, last_target - horizon]; evenly thinned."""
+    starts = np.arange(max(first_target, history), last_target - horizon + 1)
+    if len(starts) > limit:
+        starts = starts[np.linspace(0, len(starts) - 1, limit).astype(int)]
+    X = np.stack([values[s - history:s] for s in starts]) if len(starts) else np.empty((0, history))
+    Y = np.stack([values[s:s + horizon] for s in starts]) if len(starts) else np.empty((0, horizon))
+    return X, Y
+
+
+# ---------------------------------------------------------------- models and metrics
+def make_model(key: str, params: dict, history: int, horizon: int, season: int) -> WindowForecaster:
+    return WindowForecaster(kind=key, input_len=history, horizon=horizon, season=season,
+                            alpha=params.get("alpha", 1.0), kernel=params.get("kernel", 25))
+
+
+def forecast_metrics(truth: np.ndarray, predicted: np.ndarray) -> dict:
+    t, p = truth.ravel(), predicted.ravel()
+    out = {"rmse": float(np.sqrt(skm.mean_squared_error(t, p))), "mae": float(skm.mean_absolute_error(t, p)),
+           "rmsle": float(np.sqrt(skm.mean_squared_log_error(np.clip(t, 0, None), np.clip(p, 0, None))))}
+    if (np.abs(t) > 1e-9).all():
+        out["mape"] = float(skm.mean_absolute_percentage_error(t, p))
+    return out
+
+
+def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
+    params = {}
+    for name, spec in space.items():
+        label = f"{key}.{name}"
+        if spec["type"] == "int":
+            params[name] = trial.suggest_int(label, spec["low"], spec["high"], log=spec.get("log", False))
+        elif spec["type"] == "float":
+            params[name] = trial.suggest_float(label, spec["low"], spec["high"], log=spec.get("log", False))
+        else:
+            choices = spec["choices"]
+            params[name] = choices[trial.suggest_categorical(label, list(range(len(choices))))]
+    return params
+
+
+def run_search(fit_data, val_data, history, horizon, season):
+    candidates = CONFIG["candidates"]
+    keys = [c["model"] for c in candidates]
+    by_key = {c["model"]: c for c in candidates}
+    metric = CONFIG["metric"]
+
+    def objective(trial: optuna.Trial) -> float:
+        key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
+        params = sample_params(trial, key, by_key[key]["search_space"])
+        model = make_model(key, params, history, horizon, season).fit(*fit_data)
+        score = forecast_metrics(val_data[1], model.predict(val_data[0])).get(metric)
+        trial.set_user_attr("model_key", key)
+        trial.set_user_attr("params", params)
+        return score
+
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=SEED))
+    for index, key in enumerate(keys):  # every candidate's defaults first
+        enqueued = {"model": index}
+        for name, spec in by_key[key]["search_space"].items():
+            value = by_key[key]["hyperparameters"].get(name)
+            if spec["type"] == "categorical":
+                enqueued[f"{key}.{name}"] = spec["choices"].index(value) if value in spec["choices"] else 0
+            elif value is not None:
+                enqueued[f"{key}.{name}"] = min(max(value, spec["low"]), spec["high"])
+        study.enqueue_trial(enqueued)
+    started = time.perf_counter()
+    best = float("inf")
+
+    def report(study_, trial):
+        nonlocal best
+        if trial.value is not None:
+            best = min(best, trial.value)
+            print("PROGRESS " + json.dumps({"trial": trial.number + 1, "model": trial.user_attrs.get("model_key"),
+                                            "value": round(trial.value, 6), "best": round(best, 6),
+                                            "elapsed_s": round(time.perf_counter() - started, 2)}), flush=True)
+
+    study.optimize(objective, n_trials=CONFIG.get("max_trials", 200), timeout=CONFIG["hpo_budget_s"], callbacks=[report],
+                   catch=(ValueError, np.linalg.LinAlgError))
+    return study, time.perf_counter() - started
+
+
+def measure_latency(model, history_rows: list[list[float]]) -> tuple[float, float]:
+    frames = [pd.DataFrame({"history": [row]}) for row in history_rows[:50]]
+    model.predict(frames[0])
+    timings = []
+    for i in range(200):
+        t0 = time.perf_counter()
+        model.predict(frames[i % len(frames)])
+        timings.append((time.perf_counter() - t0) * 1000)
+    return float(np.median(timings)), float(np.percentile(timings, 95))
+
+
+# ---------------------------------------------------------------- main
+def main() -> int:
+    started = time.perf_counter()
+    values, times = load_series()
+    season = season_length(times)
+    history, horizon = window_lengths(season)
+    n = len(values)
+    test_start = int(n * (1 - CONFIG.get("test_size", 0.2)))
+    val_start = int(test_start * 0.85)
+    if test_start - horizon <= history + horizon:
+        print(f"the series has {n} points: too short for a history of {history} and a horizon of {horizon}", file=sys.stderr)
+        return 2
+    fit_data = windows(values, history, val_start, history, horizon, MAX_TRAIN_WINDOWS)
+    val_data = windows(values, val_start, test_start, history, horizon, MAX_TEST_WINDOWS)
+    train_data = windows(values, history, test_start, history, horizon, MAX_TRAIN_WINDOWS)
+    test_data = windows(values, test_start, n, history, horizon, MAX_TEST_WINDOWS)
+    Path("split.json").write_text(json.dumps({
+        "target": CONFIG["target"], "time_column": CONFIG["time_column"], "test_start": test_start, "n": n,
+        "input_seq_len": history, "pred_seq_len": horizon, "season": season}))
+
+    study, hpo_seconds = run_search(fit_data, val_data, history, horizon, season)
+    completed = [t for t in study.trials if t.value is not None]
+    if not completed:
+        print("no hyperparameter trial finished", file=sys.stderr)
+        return 2
+    best = study.best_trial
+    key, params = best.user_attrs["model_key"], best.user_attrs["params"]
+    t0 = time.perf_counter()
+    model = make_model(key, params, history, horizon, season).fit(*train_data)
+    train_seconds = time.perf_counter() - t0
+    test_metrics = forecast_metrics(test_data[1], model.predict(test_data[0]))
+    latency_ms, latency_p95_ms = measure_latency(model, [list(map(float, row)) for row in test_data[0]])
+
+    out_dir = Path("model")
+    out_dir.mkdir(exist_ok=True)
+    joblib.dump(model, out_dir / "model.joblib")
+    schema = {"task": TASK, "target": CONFIG["target"], "horizon": horizon, "season": season,
+              "columns": [{"name": "history", "type": "series", "length": history}],
+              "classes": None, "example": [{"history": [round(float(v), 6) for v in values[test_start - history:test_start]]}]}
+    (out_dir / "schema.json").write_text(json.dumps(schema, indent=2))
+    results = {
+        "task": TASK, "metric": CONFIG["metric"], "direction": CONFIG["direction"],
+        "metrics": test_metrics, "primary_metric": test_metrics.get(CONFIG["metric"]),
+        "cv_score": float(best.value), "best_model": key, "best_params": params, "threshold": None,
+        "positive_label": None, "input_seq_len": history, "pred_seq_len": horizon, "season": season,
+        "n_trials": len(completed), "hpo_seconds": round(hpo_seconds, 2), "training_time_s": round(train_seconds, 3),
+        "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),
+        "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": model.n_parameters_,
+        "n_train": int(len(train_data[0])), "n_test": int(len(test_data[0])),
+        "total_seconds": round(time.perf_counter() - started, 2),
+        "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value} for t in completed],
+    }
+    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
+    print("RESULT " + json.dumps({"metric": CONFIG["metric"], "value": results["primary_metric"], "model": key}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
