@@ -80,7 +80,7 @@ def parse_complexity(instruction: str) -> list[Constraint]:
         rf"{latency_words}[^.;]{{0,60}}?{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|msec|s|sec|seconds?|us|µs|microseconds?)\b",
         text,
     ) or re.search(
-        rf"{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|msec|us|µs|microseconds?)\b[^.;]{{0,40}}?(?:per|for each|each|a|one)\s+(?:prediction|sample|record|row|request|inference)",
+        rf"{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|msec|us|µs|microseconds?)\b[^.;]{{0,40}}?(?:per|for each|each|a|one)\s+(?:prediction|sample|record|row|request|inference|image|text|review|message|document|item|forecast|node|query|call)",
         text,
     )
     if latency:

@@ -245,7 +245,9 @@ def _mentions(instruction: str, column: str) -> bool:
 
 def infer_target(instruction: str, profile: DataProfile) -> str | None:
     """The column the instruction names, preferring plausible targets; else the most plausible target."""
-    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant"} and _mentions(instruction, c.name)]
+    # free text and timestamps are inputs, never what a model predicts
+    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime"}
+                 and _mentions(instruction, c.name)]
     if mentioned:
         ranked = sorted(mentioned, key=lambda c: (c.name not in profile.target_candidates[:5], -len(c.name)))
         # "predict X from ..." : the noun right after a predict verb wins when it is a column
