@@ -269,3 +269,175 @@ class WindowForecaster(BaseEstimator):
             return np.hstack([last] * (self.horizon // season + 1))[:, : self.horizon]
         features, level = self._features(windows)
         return self.regressor_.predict(features) + level
+
+
+def load_image(value, size: int, base_dir: str | None = None, channels: int = 1) -> np.ndarray:
+    """An image as a float array (channels, size, size) in [0, 1], from a file path (relative to `base_dir`), a
+    base64 string (optionally a data: URL), raw bytes, or nested lists of pixel values."""
+    import base64
+    import io
+    import os
+
+    from PIL import Image
+
+    if isinstance(value, (list, tuple, np.ndarray)):
+        image = Image.fromarray(np.asarray(value, dtype=np.float32).clip(0, 255).astype(np.uint8))
+    else:
+        if isinstance(value, str) and value.startswith("data:"):
+            value = value.split(",", 1)[1]
+        if isinstance(value, str) and base_dir is not None and not os.path.isabs(value):
+            candidate = os.path.join(base_dir, value)
+            value = candidate if os.path.exists(candidate) else value
+        if isinstance(value, str) and os.path.exists(value):
+            image = Image.open(value)
+        else:
+            raw = value if isinstance(value, bytes) else base64.b64decode(value, validate=True)
+            image = Image.open(io.BytesIO(raw))
+    image = image.convert("L" if channels == 1 else "RGB").resize((size, size), Image.BILINEAR)
+    array = np.asarray(image, dtype=np.float32) / 255.0
+    return array[None, :, :] if channels == 1 else array.transpose(2, 0, 1)
+
+
+_IMAGES: dict[tuple, np.ndarray] = {}
+
+
+def forget_images() -> None:
+    _IMAGES.clear()
+
+
+def cached_image(value, size: int, base_dir: str | None, channels: int) -> np.ndarray:
+    """load_image, remembered per process for file paths (the search refits on the same files many times)."""
+    if not isinstance(value, str) or len(value) > 512:
+        return load_image(value, size, base_dir, channels)
+    key = (value, size, base_dir, channels)
+    if key not in _IMAGES:
+        if len(_IMAGES) > 100_000:
+            _IMAGES.clear()
+        _IMAGES[key] = load_image(value, size, base_dir, channels)
+    return _IMAGES[key]
+
+
+def image_to_base64(path: str) -> str:
+    import base64
+
+    with open(path, "rb") as handle:
+        return base64.b64encode(handle.read()).decode()
+
+
+class ImageClassifier(BaseEstimator):
+    """Image classification: a small CNN trained with torch (`kind="cnn"`, two or three conv blocks, random-shift
+    augmentation, AdamW) or a logistic regression on the pixels (`kind="pixels_logistic"`). Input: a frame whose
+    `column` holds image paths, base64 strings or pixel arrays. The CNN's weights are kept as numpy arrays, so the
+    saved model holds only numpy and sklearn types; torch rebuilds the network when the model is loaded."""
+
+    def __init__(self, kind: str = "cnn", column: str = "image", size: int = 28, channels: int = 1, width: int = 32,
+                 depth: int = 2, epochs: int = 8, lr: float = 0.01, augment: bool = True, C: float = 1.0,
+                 base_dir: str | None = None, seed: int = 0, time_limit_s: float | None = None):
+        self.kind = kind
+        self.column = column
+        self.size = size
+        self.channels = channels
+        self.width = width
+        self.depth = depth
+        self.epochs = epochs
+        self.lr = lr
+        self.augment = augment
+        self.C = C
+        self.base_dir = base_dir
+        self.seed = seed
+        self.time_limit_s = time_limit_s
+
+    def _pixels(self, X) -> np.ndarray:
+        values = X[self.column].tolist() if isinstance(X, pd.DataFrame) else list(X)
+        return np.stack([cached_image(v, self.size, self.base_dir, self.channels) for v in values]) if values else \
+            np.empty((0, self.channels, self.size, self.size), dtype=np.float32)
+
+    def _network(self):
+        import torch
+        from torch import nn
+
+        layers, channels = [], self.channels
+        side = self.size
+        for i in range(int(self.depth)):
+            out = int(self.width) * 2 ** i
+            layers += [nn.Conv2d(channels, out, 3, padding=1), nn.BatchNorm2d(out), nn.ReLU()]
+            if side >= 8:
+                layers.append(nn.MaxPool2d(2))
+                side //= 2
+            channels = out
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(channels, len(self.classes_))]
+        torch.manual_seed(self.seed)
+        return nn.Sequential(*layers)
+
+    def fit(self, X, y):
+        import time
+
+        pixels = self._pixels(X)
+        labels = np.asarray(y)
+        self.classes_ = np.unique(labels)
+        index = {c: i for i, c in enumerate(self.classes_)}
+        targets = np.array([index[v] for v in labels])
+        if self.kind == "pixels_logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            self.linear_ = LogisticRegression(C=self.C, max_iter=300).fit(pixels.reshape(len(pixels), -1), targets)
+            self.n_parameters_ = int(self.linear_.coef_.size + self.linear_.intercept_.size)
+            return self
+        import torch
+        from torch import nn
+
+        network = self._network()
+        optimiser = torch.optim.AdamW(network.parameters(), lr=self.lr, weight_decay=1e-4)
+        inputs, outputs = torch.from_numpy(pixels), torch.from_numpy(targets).long()
+        generator = torch.Generator().manual_seed(self.seed)
+        started = time.perf_counter()
+        steps_per_epoch = max(1, (len(inputs) + 63) // 64)
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=self.lr, total_steps=steps_per_epoch * int(self.epochs))
+        network.train()
+        for _ in range(int(self.epochs)):
+            order = torch.randperm(len(inputs), generator=generator)
+            for start in range(0, len(inputs), 64):
+                batch = order[start:start + 64]
+                images = inputs[batch]
+                if self.augment:  # random shifts of up to 2 pixels
+                    dx, dy = torch.randint(-2, 3, (2,), generator=generator).tolist()
+                    images = torch.roll(images, shifts=(dy, dx), dims=(2, 3))
+                loss = nn.functional.cross_entropy(network(images), outputs[batch])
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                scheduler.step()
+            if self.time_limit_s and time.perf_counter() - started > self.time_limit_s:
+                break
+        self.weights_ = {k: v.detach().cpu().numpy() for k, v in network.state_dict().items()}
+        self.n_parameters_ = int(sum(p.numel() for p in network.parameters()))
+        self._net = None
+        return self
+
+    def _loaded_network(self):
+        import torch
+
+        if getattr(self, "_net", None) is None:
+            network = self._network()
+            network.load_state_dict({k: torch.from_numpy(np.asarray(v)) for k, v in self.weights_.items()})
+            network.eval()
+            self._net = network
+        return self._net
+
+    def predict_proba(self, X) -> np.ndarray:
+        pixels = self._pixels(X)
+        if self.kind == "pixels_logistic":
+            return self.linear_.predict_proba(pixels.reshape(len(pixels), -1))
+        import torch
+
+        with torch.no_grad():
+            logits = self._loaded_network()(torch.from_numpy(pixels))
+            return torch.softmax(logits, dim=1).numpy()
+
+    def predict(self, X) -> np.ndarray:
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        state.pop("_net", None)  # torch objects are rebuilt from weights_ on first use
+        return state

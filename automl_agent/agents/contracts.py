@@ -30,8 +30,9 @@ SUPPORTED_TASKS = {
     TaskType.tabular_clustering,
     TaskType.text_classification,
     TaskType.time_series_forecasting,
+    TaskType.image_classification,
 }
-CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification}
+CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification, TaskType.image_classification}
 
 Op = Literal[">=", "<=", ">", "<"]
 
@@ -128,7 +129,7 @@ class RequirementSpec(Contract):
 class ColumnProfile(Contract):
     name: str
     dtype: str
-    kind: Literal["numeric", "categorical", "boolean", "text", "datetime", "identifier", "constant"]
+    kind: Literal["numeric", "categorical", "boolean", "text", "datetime", "identifier", "constant", "image"]
     missing: int
     n_unique: int
     examples: list[str] = Field(default_factory=list)
@@ -190,6 +191,7 @@ class DataAnalysis(Contract):
     categorical: list[str]
     text: list[str] = Field(default_factory=list, description="free-text columns (text classification)")
     time_column: str | None = Field(default=None, description="forecasting: the column that orders the series")
+    image_column: str | None = Field(default=None, description="image classification: the column of image paths")
     preprocessing: list[str]
     class_imbalance: float | None = None
 

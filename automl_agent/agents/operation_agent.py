@@ -29,6 +29,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "categorical": outcome.data.categorical,
         "text": outcome.data.text,
         "time_column": outcome.data.time_column,
+        "image_column": outcome.data.image_column,
         "input_seq_len": spec.problem.input_seq_len,
         "pred_seq_len": spec.problem.pred_seq_len,
         "metric": spec.problem.metric,
@@ -45,7 +46,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
     }
 
 
-SKELETON_OF_TASK = {"time_series_forecasting": "forecasting"}
+SKELETON_OF_TASK = {"time_series_forecasting": "forecasting", "image_classification": "image"}
 
 
 def render(config: dict[str, Any], task_family: str | None = None) -> str:

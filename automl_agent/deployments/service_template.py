@@ -39,6 +39,8 @@ def validate(records: Any) -> pd.DataFrame:
             if column["type"] == "number" and value is not None:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
                     raise InvalidArgument(f"record {i}: column {name!r} must be a number (or null), got {value!r}")
+            if column["type"] == "image" and not (isinstance(value, str) and len(value) > 16):
+                raise InvalidArgument(f"record {i}: column {name!r} must be a base64-encoded PNG or JPEG image")
             if column["type"] == "series":
                 if not isinstance(value, list) or len(value) < column["length"] or not all(
                         v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isinf(v))

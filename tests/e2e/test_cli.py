@@ -203,3 +203,42 @@ def test_a_forecast_is_served_over_http(forecast_run):
         assert short.status_code == 400 and "at least 96 numbers" in short.text
     finally:
         _stop(server)
+
+
+@pytest.fixture(scope="module")
+def image_run(tmp_path_factory, churn_run):
+    """An image classification run on scikit-learn's digits written out as PNG files and labels.csv."""
+    from automl_agent.benchmark.suite import image_folder
+
+    workdir, _, env = churn_run
+    labels = image_folder("digits", tmp_path_factory.mktemp("images"))
+    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", "Recognise the digit in each image; accuracy at least 0.85.",
+                           "--data", str(labels), "--budget", "12", "--json"], capture_output=True, text=True, timeout=600,
+                          env=env)
+    return workdir, proc, env
+
+
+def test_an_image_classifier_is_served_over_http(image_run):
+    from automl_agent.runtime import image_to_base64
+
+    workdir, proc, env = image_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads(proc.stdout)
+    assert record["task_type"] == "image_classification" and record["metrics"]["accuracy"] >= 0.85
+    server, port, _ = _launch("serve", image_run)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/readyz", server)
+        labels = Path(record["data_path"])
+        import pandas as pd
+
+        rows = pd.read_csv(labels).tail(5)
+        payload = {"records": [{"image": image_to_base64(str(labels.parent / p))} for p in rows["image"]]}
+        ok = httpx.post(f"http://127.0.0.1:{port}/predict", json=payload, timeout=60)
+        assert ok.status_code == 200, ok.text
+        predictions = ok.json()["predictions"]
+        assert len(predictions) == 5 and set(predictions) <= {str(d) for d in range(10)}
+        assert sum(p == str(t) for p, t in zip(predictions, rows["label"])) >= 3
+        bad = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"image": 3}]}, timeout=30)
+        assert bad.status_code == 400 and "base64" in bad.text
+    finally:
+        _stop(server)

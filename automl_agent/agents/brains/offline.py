@@ -145,6 +145,16 @@ class OfflineRules:
         numeric, categorical, text = [], [], []
         uses_text = spec.problem.downstream_task == TaskType.text_classification
         forecasting = spec.problem.downstream_task == TaskType.time_series_forecasting
+        if spec.problem.downstream_task == TaskType.image_classification:
+            image_column = next((c.name for c in profile.columns if c.kind == "image"), None)
+            dropped = {c.name: "not an image: the model sees the pixels only" for c in profile.columns
+                       if c.name not in {target, image_column}}
+            imbalance = None
+            if profile.class_balance:
+                imbalance = round(min(profile.class_balance.values()) / max(profile.class_balance.values()), 4)
+            return DataAnalysis(summary=f"{profile.n_rows} images in column {image_column!r}; labels in {target!r}",
+                                features=[], dropped=dropped, numeric=[], categorical=[], image_column=image_column,
+                                preprocessing=list(plan.data_steps), class_imbalance=imbalance)
         time_column = next((c.name for c in profile.columns if c.kind == "datetime"), None) if forecasting else None
         for col in profile.columns:
             if col.name == target:
@@ -246,7 +256,7 @@ def _mentions(instruction: str, column: str) -> bool:
 def infer_target(instruction: str, profile: DataProfile) -> str | None:
     """The column the instruction names, preferring plausible targets; else the most plausible target."""
     # free text and timestamps are inputs, never what a model predicts
-    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime"}
+    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime", "image"}
                  and _mentions(instruction, c.name)]
     if mentioned:
         ranked = sorted(mentioned, key=lambda c: (c.name not in profile.target_candidates[:5], -len(c.name)))
@@ -270,6 +280,9 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
     if has_time and any(w in text for w in FORECAST_WORDS) and (column is None or column.kind == "numeric"):
         return TaskType.time_series_forecasting
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
+    has_image = any(c.kind == "image" for c in profile.columns)
+    if has_image and (column is None or column.kind in {"categorical", "boolean"} or column.n_unique <= 100):
+        return TaskType.image_classification
     if column is not None:
         if has_text and (column.kind in {"categorical", "boolean"} or column.n_unique <= 50):
             return TaskType.text_classification
