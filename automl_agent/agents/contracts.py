@@ -133,6 +133,7 @@ class ColumnProfile(Contract):
     missing: int
     n_unique: int
     examples: list[str] = Field(default_factory=list)
+    minority_share: float | None = Field(default=None, description="two-valued columns: the rarer value's share")
 
 
 class DataProfile(Contract):

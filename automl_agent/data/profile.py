@@ -44,6 +44,11 @@ def _looks_like_dates(values: pd.Series) -> bool:
     return bool(parsed.notna().all())
 
 
+def _minority_share(series: pd.Series) -> float | None:
+    counts = series.value_counts(normalize=True, dropna=True)
+    return round(float(counts.min()), 4) if len(counts) == 2 else None
+
+
 def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
     n_rows = len(frame)
     columns = []
@@ -56,6 +61,7 @@ def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
             missing=int(series.isna().sum()),
             n_unique=int(series.nunique(dropna=True)),
             examples=[str(v) for v in series.dropna().unique()[:5]],
+            minority_share=_minority_share(series),
         ))
     return DataProfile(
         path=path, n_rows=n_rows, n_columns=frame.shape[1], columns=columns,

@@ -14,7 +14,7 @@ from .. import knowledge_base as kb
 from .. import metrics
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
-    Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
+    CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
     KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
     RequestVerdict, RequirementSpec, TaskType, UserSpec,
 )
@@ -112,7 +112,7 @@ class OfflineRules:
         if task == TaskType.tabular_clustering and target is not None and not _mentions(instruction, target):
             target = None
         metric = mentioned_metric(instruction, task) or (
-            "rand_index" if task == TaskType.tabular_clustering and target else kb.default_metric(task))
+            "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)
         domain_words = [w for w in ("churn", "price", "customer", "medical", "finance", "retail", "energy", "wine") if w in instruction.lower()]
         return RequirementSpec(
@@ -251,6 +251,19 @@ def _compact_space(model: str, space: dict[str, Any]) -> dict[str, Any]:
 def _mentions(instruction: str, column: str) -> bool:
     text = f" {_tokens(instruction)} "
     return f" {_tokens(column).strip()} " in text
+
+
+IMBALANCED_SHARE = 0.3
+
+
+def default_metric(task: TaskType, profile: DataProfile, target: str | None) -> str:
+    """The knowledge base's default, except that a two-class target whose rarer class is under 30 % of the rows
+    is judged by F1 on that class: accuracy rewards predicting the majority there."""
+    column = profile.column(target) if target else None
+    if (task in CLASSIFICATION_TASKS and column is not None and column.minority_share is not None
+            and column.minority_share < IMBALANCED_SHARE):
+        return "f1"
+    return kb.default_metric(task)
 
 
 def infer_target(instruction: str, profile: DataProfile) -> str | None:
