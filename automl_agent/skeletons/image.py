@@ -124,7 +124,8 @@ def main() -> int:
                                             "elapsed_s": round(time.perf_counter() - search_started, 2)}), flush=True)
 
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=SEED))
-    for index, key in enumerate(keys):  # every candidate's defaults first
+    # every candidate's defaults first, the cheap ones before the CNN so a small budget still compares them
+    for index, key in sorted(enumerate(keys), key=lambda item: item[1] != "pixels_logistic_regression"):
         enqueued = {"model": index}
         for name, spec in by_key[key]["search_space"].items():
             value = by_key[key]["hyperparameters"].get(name)
@@ -142,7 +143,7 @@ def main() -> int:
     best = study.best_trial
     key, params = best.user_attrs["model_key"], best.user_attrs["params"]
     t0 = time.perf_counter()
-    model = make_model(key, params, size, channels, base_dir, time_limit=None).fit(X_train, y_train)
+    model = make_model(key, params, size, channels, base_dir, time_limit=max(10.0, budget * 0.5)).fit(X_train, y_train)
     train_seconds = time.perf_counter() - t0
     test_metrics = classification_metrics(y_test.to_numpy(), model.predict(X_test))
 

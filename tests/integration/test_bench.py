@@ -12,25 +12,25 @@ pytestmark = pytest.mark.integration
 
 
 def test_quick_dev_suite_scores_every_run_next_to_a_baseline(run_cli, workdir):
-    code, _, err = run_cli("bench", "--suite", "dev", "--quick", "--budget", "8", "--plans", "2")
+    code, _, err = run_cli("bench", "--suite", "dev", "--quick", "--setting", "aware", "--budget", "8", "--plans", "2")
     assert code == 0, err[-3000:]
     results = sorted((workdir / "bench").glob("*/results.json"))[-1]
     report = json.loads(results.read_text())
     rows = {(r["dataset"], r["setting"]): r for r in report["rows"]}
     done = [r for r in report["rows"] if r["status"] != "not implemented"]
-    assert {r["dataset"] for r in done} == {"telco-churn", "diamonds", "penguins", "sms-spam"}
+    assert {r["dataset"] for r in done} == {"telco-churn", "diamonds", "penguins", "sms-spam", "etth1", "mnist-5k"}
     assert all(r["status"] in {"succeeded", "failed"} and r["sr"] >= 0.5 for r in done)
     for r in done:
         assert r["cs"] == pytest.approx(0.5 * r["sr"] + 0.5 * r["nps"], abs=1e-6)
-    for dataset in ("telco-churn", "diamonds", "penguins"):
-        assert rows[(dataset, "free")]["baseline_value"] is not None, rows[(dataset, "free")]["message"]
-    assert rows[("diamonds", "free")]["nps"] == pytest.approx(1 / (1 + rows[("diamonds", "free")]["value"]), rel=1e-4)
-    assert rows[("mnist-5k", "aware")]["status"] == "not implemented"
-    assert set(report["averages"]) == {"free", "aware"} and report["averages"]["free"]["runs"] == 4
+    for r in done:  # every implemented task type has its baseline on the same split
+        assert r["baseline_value"] is not None, (r["dataset"], r["message"])
+    assert rows[("diamonds", "aware")]["nps"] == pytest.approx(1 / (1 + rows[("diamonds", "aware")]["value"]), rel=1e-4)
+    assert rows[("cora", "aware")]["status"] == "not implemented"
+    assert set(report["averages"]) == {"aware"} and report["averages"]["aware"]["runs"] == 6
     markdown = results.with_name("results.md").read_text()
-    assert "| setting | runs |" in markdown and "FLAML AutoML" in markdown
+    assert "| setting | runs |" in markdown and "FLAML AutoML" in markdown and "seasonal naive" in markdown
 
     client = MlflowClient(f"sqlite:///{workdir / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("automl-agent-bench")
     run = client.search_runs([experiment.experiment_id], order_by=["start_time DESC"], max_results=1)[0]
-    assert run.data.metrics["free_sr"] == report["averages"]["free"]["sr"]
+    assert run.data.metrics["aware_sr"] == report["averages"]["aware"]["sr"]
