@@ -20,8 +20,8 @@ Out = TypeVar("Out", bound=BaseModel)
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
+    if isinstance(value, BaseModel):  # fields left at their defaults say nothing: leaving them out saves tokens
+        return value.model_dump(mode="json", exclude_defaults=True)
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
