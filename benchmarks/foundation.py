@@ -21,6 +21,8 @@ import pandas as pd
 from sklearn.metrics import f1_score, mean_squared_error
 from sklearn.model_selection import train_test_split
 
+from automl_agent.agents.contracts import attempt_dir
+
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT / "automl_agent" / "datasets"
 CASES = [
@@ -57,8 +59,7 @@ def run_case(case: dict, budget: float, workdir: Path) -> dict:
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
     record = json.loads(proc.stdout)
-    script = Path(record["script_path"])
-    results_path = script.parents[1] / script.stem.replace("train_", "attempt_", 1) / "results.json"
+    results_path = attempt_dir(record["script_path"]) / "results.json"
     results = json.loads(results_path.read_text())
     config_features = [c["name"] for c in json.loads((Path(record["demo_path"]).with_name("demo_config.json")).read_text())["schema"]["columns"]]
     baseline = default_lightgbm(case, config_features)

@@ -31,8 +31,10 @@ SUPPORTED_TASKS = {
     TaskType.text_classification,
     TaskType.time_series_forecasting,
     TaskType.image_classification,
+    TaskType.node_classification,
 }
-CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification, TaskType.image_classification}
+CLASSIFICATION_TASKS = {TaskType.tabular_classification, TaskType.text_classification, TaskType.image_classification,
+                        TaskType.node_classification}
 
 Op = Literal[">=", "<=", ">", "<"]
 
@@ -136,6 +138,24 @@ class ColumnProfile(Contract):
     minority_share: float | None = Field(default=None, description="two-valued columns: the rarer value's share")
 
 
+class GraphProfile(Contract):
+    """A graph's shape, measured: what the agents plan node classification on (the node table has one row per node)."""
+
+    format: Literal["planetoid", "edge_list"]
+    n_nodes: int
+    n_edges: int = Field(description="undirected edges")
+    n_features: int
+    feature_kind: str
+    feature_names: list[str] = Field(default_factory=list, description="the first feature columns, when named")
+    n_classes: int
+    labelled_nodes: int
+    own_split: dict[str, int] | None = Field(default=None, description="node counts of the dataset's own masks")
+    mean_degree: float
+    isolated_nodes: int
+    label_homophily: float | None = Field(
+        default=None, description="share of edges between labelled non-test nodes that join two nodes of one class")
+
+
 class DataProfile(Contract):
     path: str
     n_rows: int
@@ -143,6 +163,7 @@ class DataProfile(Contract):
     columns: list[ColumnProfile]
     target_candidates: list[str] = Field(default_factory=list)
     class_balance: dict[str, float] | None = None
+    graph: GraphProfile | None = Field(default=None, description="node classification: the graph's shape")
 
     def column(self, name: str) -> ColumnProfile | None:
         return next((c for c in self.columns if c.name == name), None)
@@ -193,6 +214,7 @@ class DataAnalysis(Contract):
     text: list[str] = Field(default_factory=list, description="free-text columns (text classification)")
     time_column: str | None = Field(default=None, description="forecasting: the column that orders the series")
     image_column: str | None = Field(default=None, description="image classification: the column of image paths")
+    node_column: str | None = Field(default=None, description="node classification: the column of node ids")
     preprocessing: list[str]
     class_imbalance: float | None = None
 
@@ -233,10 +255,12 @@ class PipelineScript(Contract):
     author: str = Field(description="who wrote it: skeleton renderer or the brain")
     attempt: int = Field(default=1, description="code attempt within this version (LLM authors get several)")
 
-    @property
-    def run_folder_name(self) -> str:
-        """Where the sandbox runs it: attempt_v1 for train_v1.py, attempt_v1_a2 for train_v1_a2.py, ..."""
-        return Path(self.path).stem.replace("train_", "attempt_", 1)
+
+def attempt_dir(script_path: str | Path) -> Path:
+    """Where the sandbox runs a script and leaves its outputs: <run>/attempt_v1 for <run>/scripts/train_v1.py,
+    attempt_v1_a2 for train_v1_a2.py, ..."""
+    script = Path(script_path)
+    return script.parents[1] / script.stem.replace("train_", "attempt_", 1)
 
 
 class PipelineResult(Contract):

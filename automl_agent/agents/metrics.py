@@ -46,6 +46,7 @@ TASK_METRICS: dict[TaskType, set[str]] = {
     TaskType.text_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},
     TaskType.time_series_forecasting: {"rmse", "rmsle", "mae", "mape"},
     TaskType.image_classification: {"accuracy", "f1", "precision", "recall"},
+    TaskType.node_classification: {"accuracy", "f1", "precision", "recall"},
     TaskType.tabular_regression: {"rmse", "rmsle", "mae", "mape", "r2"},
     TaskType.tabular_clustering: {"rand_index", "adjusted_rand_index", "silhouette"},
 }

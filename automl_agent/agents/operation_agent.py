@@ -30,6 +30,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "text": outcome.data.text,
         "time_column": outcome.data.time_column,
         "image_column": outcome.data.image_column,
+        "node_column": outcome.data.node_column,
         "input_seq_len": spec.problem.input_seq_len,
         "pred_seq_len": spec.problem.pred_seq_len,
         "metric": spec.problem.metric,
@@ -46,7 +47,8 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
     }
 
 
-SKELETON_OF_TASK = {"time_series_forecasting": "forecasting", "image_classification": "image"}
+SKELETON_OF_TASK = {"time_series_forecasting": "forecasting", "image_classification": "image",
+                    "node_classification": "graph"}
 
 
 def render(config: dict[str, Any], task_family: str | None = None) -> str:
@@ -74,10 +76,14 @@ def static_problems(source: str) -> list[str]:
 SKELETON_AUTHOR = "skeleton renderer"
 
 
+def script_backend(brain: RecordingBrain) -> str:
+    """The backend that answers the operation agent (a routed brain may give it its own)."""
+    return brain.backend_for(AgentStep("operation.write_script", GeneratedScript, {}))
+
+
 def writes_code(brain: RecordingBrain) -> bool:
     """Whether the brain answering the operation agent writes code itself (an LLM) or returns the skeleton."""
-    step = AgentStep("operation.write_script", GeneratedScript, {})
-    return brain.backend_for(step).partition(":")[0] not in ("offline", "scripted")
+    return script_backend(brain).partition(":")[0] not in ("offline", "scripted")
 
 
 def script_path(run_dir: Path, version: int, attempt: int, fallback: bool) -> Path:
@@ -95,6 +101,7 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     `force_skeleton` skips the brain (the fallback after every code attempt failed)."""
     reference = render(config)
     problems: list[str] = []
+    llm_author = writes_code(brain)
     if force_skeleton:
         source, author = reference, SKELETON_AUTHOR
     else:
@@ -106,9 +113,8 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
         problems = static_problems(answer.source)
         source = reference if problems else answer.source
         # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
-        author = SKELETON_AUTHOR if problems or not writes_code(brain) else brain.backend_for(
-            AgentStep("operation.write_script", GeneratedScript, {}))
-    path = script_path(run_dir, version, attempt, fallback=author == SKELETON_AUTHOR and writes_code(brain))
+        author = SKELETON_AUTHOR if problems or not llm_author else script_backend(brain)
+    path = script_path(run_dir, version, attempt, fallback=author == SKELETON_AUTHOR and llm_author)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     if problems:  # keep what the brain wrote, next to the script that replaced it

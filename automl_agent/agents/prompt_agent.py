@@ -99,6 +99,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
 
 
 def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:
+    if (task == TaskType.node_classification) != (profile.graph is not None):
+        return False  # a graph's rows are nodes, a table's rows are not
+    if task == TaskType.node_classification:
+        return target is not None and profile.column(target) is not None
     if task == TaskType.tabular_clustering:
         return True
     column = profile.column(target) if target else None

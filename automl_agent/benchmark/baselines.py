@@ -3,7 +3,8 @@
 Tabular classification and regression: FLAML AutoML with the same time budget. Clustering: k-means with k set to
 the number of held label classes on the same encoded features. Text classification: TF-IDF word 1-2-grams with a
 default logistic regression (the simplest strong text baseline). Forecasting: the seasonal naive forecast (repeat
-the last season) on the same test windows."""
+the last season) on the same test windows. Images: logistic regression on the pixels. Node classification: logistic
+regression on the node features, the graph ignored (the usual graph-free reference of GNN papers)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ BASELINES = {
     "tabular_clustering": "k-means (k = label classes)", "text_classification": "TF-IDF + logistic regression",
     "time_series_forecasting": "seasonal naive",
     "image_classification": "logistic regression on pixels",
+    "node_classification": "logistic regression on node features (graph ignored)",
 }
 
 
@@ -34,9 +36,11 @@ def baseline_name(task: str) -> str:
 
 
 def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, budget_s: float, seed: int = 0) -> float | None:
+    split = json.loads(split_path.read_text())
+    if task == TaskType.node_classification.value:
+        return _node_features_logistic(data_path, split, metric)
     frame = pd.read_csv(data_path)
     frame.columns = [str(c).strip() for c in frame.columns]
-    split = json.loads(split_path.read_text())
     if task == TaskType.time_series_forecasting.value:
         return _seasonal_naive(frame, split, metric)
     if task == TaskType.image_classification.value:
@@ -85,17 +89,12 @@ def _tfidf_logistic(X, y, train, test, metric) -> float:
 
 
 def _seasonal_naive(frame: pd.DataFrame, split: dict, metric: str) -> float:
-    from ..runtime import WindowForecaster
+    from ..runtime import WindowForecaster, ordered_series, series_windows
 
-    frame[split["time_column"]] = pd.to_datetime(frame[split["time_column"]], errors="coerce", format="mixed")
-    frame = frame.dropna(subset=[split["time_column"]]).sort_values(split["time_column"])
-    values = pd.to_numeric(frame[split["target"]], errors="coerce").interpolate(limit_direction="both").to_numpy(float)
-    history, horizon, start = split["input_seq_len"], split["pred_seq_len"], split["test_start"]
-    starts = np.arange(max(start, history), len(values) - horizon + 1)
-    if len(starts) > 3000:  # the agent's script thins its test windows the same way
-        starts = starts[np.linspace(0, len(starts) - 1, 3000).astype(int)]
-    X = np.stack([values[s - history:s] for s in starts])
-    Y = np.stack([values[s:s + horizon] for s in starts])
+    values, _ = ordered_series(frame, split["time_column"], split["target"])
+    history, horizon = split["input_seq_len"], split["pred_seq_len"]
+    # the same test windows as the agent's script (which thins them to 3,000)
+    X, Y = series_windows(values, split["test_start"], len(values), history, horizon, limit=3000)
     predicted = WindowForecaster(kind="seasonal_naive", input_len=history, horizon=horizon, season=split["season"]).predict(X)
     return _score(metric, pd.Series(Y.ravel()), predicted.ravel(), pd.Series(Y.ravel()))
 
@@ -113,6 +112,18 @@ def _pixels_logistic(frame: pd.DataFrame, split: dict, metric: str, base_dir: Pa
     labels = frame[target].astype(str)
     model.fit(frame.loc[train, [column]], labels.loc[train])
     return _score(metric, labels.loc[test], model.predict(frame.loc[test, [column]]), labels.loc[train])
+
+
+def _node_features_logistic(data_path: Path, split: dict, metric: str) -> float:
+    from sklearn.linear_model import LogisticRegression
+
+    from ..data.graph import load_graph
+
+    graph = load_graph(data_path, target=split["target"], node_column=split["features"][0])
+    train, test = split["train_index"], split["test_index"]
+    labels = pd.Series(graph.labels)
+    model = LogisticRegression(max_iter=1000).fit(graph.features[train], labels.loc[train])
+    return _score(metric, labels.loc[test], model.predict(graph.features[test]), labels.loc[train])
 
 
 def _flaml_metric(metric: str, y: pd.Series, classification: bool) -> str:

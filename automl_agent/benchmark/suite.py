@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
@@ -18,7 +17,7 @@ Setting = Literal["free", "aware"]
 class BenchCase(BaseModel):
     task: str
     dataset: str
-    data: str | None  # a bundled file, 'sklearn:NAME', or None while the task type's loader is not built
+    data: str | None  # a bundled file or folder, 'sklearn:NAME', 'images:NAME', 'graph:NAME'; None: no loader yet
     target: str | None = None
     metric: str
     quick: bool = False
@@ -51,6 +50,8 @@ def materialise(case: BenchCase, cache_dir: Path) -> Path | None:
         return _sklearn_table(case.data.split(":", 1)[1], case.target, cache_dir)
     if case.data.startswith("images:"):
         return image_folder(case.data.split(":", 1)[1], cache_dir)
+    if case.data.startswith("graph:"):
+        return graph_folder(case.data.split(":", 1)[1], cache_dir)
     return DATASETS_DIR / case.data
 
 
@@ -100,5 +101,24 @@ def image_folder(name: str, cache_dir: Path) -> Path:
     return labels
 
 
-def describe(cases: list[BenchCase]) -> str:
-    return json.dumps([c.dataset for c in cases])
+
+def graph_folder(name: str, cache_dir: Path) -> Path:
+    """A folder with nodes.csv (node, community) and edges.csv (source, target): Zachary's karate club as
+    PyTorch Geometric ships it (34 members, 78 friendships, 4 communities; no node features)."""
+    import pandas as pd
+
+    if name != "karate":
+        raise UserFacingError(f"Unknown graph dataset {name!r}.", "Use graph:karate, or a bundled Planetoid folder.")
+    folder = cache_dir / name
+    if (folder / "edges.csv").exists():
+        return folder
+    from torch_geometric.datasets import KarateClub
+
+    data = KarateClub()[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"node": range(data.num_nodes), "community": [f"c{int(v)}" for v in data.y]}).to_csv(
+        folder / "nodes.csv", index=False)
+    source, target = data.edge_index.numpy()
+    keep = source < target  # each friendship once
+    pd.DataFrame({"source": source[keep], "target": target[keep]}).to_csv(folder / "edges.csv", index=False)
+    return folder

@@ -11,13 +11,14 @@ from ..errors import UserFacingError
 TABLE_SUFFIXES = {".csv", ".tsv", ".txt", ".parquet", ".pq"}
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
+def read_table(path: str | Path, min_rows: int = 20) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise UserFacingError(f"Data file not found: {path}", "Check the path given to --data (relative paths start from the current directory).")
     if path.is_dir():
-        raise UserFacingError(f"{path} is a folder; this task type expects a table (CSV or Parquet).",
-                              "Point --data at the CSV or Parquet file itself.")
+        raise UserFacingError(f"{path} is a folder, and not a graph this tool can read.",
+                              "Point --data at a CSV or Parquet table; for a graph, at a folder of Planetoid files "
+                              "(ind.NAME.x, ...) or a folder with nodes.csv and edges.csv.")
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
         raise UserFacingError(f"Unsupported data file type {suffix!r} for {path.name}.",
@@ -35,8 +36,8 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise UserFacingError(f"{path.name} has no data rows ({frame.shape[0]} rows, {frame.shape[1]} columns).",
                               "Give a table with a header row and at least a few dozen data rows.")
-    if frame.shape[0] < 20:
+    if frame.shape[0] < min_rows:
         raise UserFacingError(f"{path.name} has only {frame.shape[0]} rows, too few to train and test a model.",
-                              "Give at least 20 rows (a few hundred or more for a useful model).")
+                              f"Give at least {min_rows} rows (a few hundred or more for a useful model).")
     frame.columns = [str(c).strip() for c in frame.columns]
     return frame

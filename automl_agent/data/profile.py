@@ -86,5 +86,5 @@ def target_candidates(columns: list[ColumnProfile], n_rows: int) -> list[str]:
 
 
 def class_balance(frame: pd.DataFrame, target: str) -> dict[str, float]:
-    shares = frame[target].astype(str).value_counts(normalize=True)
+    shares = frame[target].dropna().astype(str).value_counts(normalize=True)
     return {str(k): round(float(v), 4) for k, v in shares.items()}

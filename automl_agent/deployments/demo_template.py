@@ -48,7 +48,10 @@ def build_demo(model=None) -> gr.Blocks:
                 if len(values) < column["length"]:
                     raise gr.Error(f"{column['name']} needs at least {column['length']} numbers; got {len(values)}")
                 frame[column["name"]] = [values[-column["length"]:]]
-        prediction = model.predict(frame)
+        try:
+            prediction = model.predict(frame)
+        except ValueError as exc:  # an input the model cannot take (an unknown node id, ...): say so on the page
+            raise gr.Error(str(exc)) from None
         value = prediction.tolist()[0] if hasattr(prediction, "tolist") else list(prediction)[0]
         if isinstance(value, list):  # a forecast: the next values, one per step
             return ", ".join(f"{v:.4g}" for v in value)
@@ -64,6 +67,10 @@ def build_demo(model=None) -> gr.Blocks:
             shown = ", ".join(f"{v:g}" for v in (default or [])[-column["length"]:])
             return gr.Textbox(label=f"{column['name']}: the last {column['length']} values, oldest first",
                               value=shown, lines=4, placeholder="comma-separated numbers")
+        if column["type"] == "node":
+            examples = ", ".join(str(v) for v in column.get("examples", [])[:3])
+            return gr.Textbox(label=f"{column['name']}: a node id of the graph ({column.get('n_nodes', '?')} nodes, "
+                                    f"e.g. {examples})", value=str(default or ""))
         if column["type"] == "text":
             return gr.Textbox(label=column["name"], value=default or "", lines=4, placeholder="type or paste a text")
         return gr.Dropdown(choices=column["levels"], label=column["name"], allow_custom_value=True,

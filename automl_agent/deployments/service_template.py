@@ -12,6 +12,8 @@ import pandas as pd
 from bentoml.exceptions import InvalidArgument
 from mlflow.exceptions import MlflowException
 
+from automl_agent.graph_model import UnknownNodeError
+
 HERE = Path(__file__).resolve().parent
 SETTINGS = json.loads((HERE / "bento_config.json").read_text())
 SCHEMA = json.loads((HERE / "schema.json").read_text())
@@ -39,6 +41,9 @@ def validate(records: Any) -> pd.DataFrame:
             if column["type"] == "number" and value is not None:
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isinf(value):
                     raise InvalidArgument(f"record {i}: column {name!r} must be a number (or null), got {value!r}")
+            if column["type"] == "node" and (isinstance(value, bool) or not isinstance(value, (str, int)) or value == ""):
+                raise InvalidArgument(f"record {i}: column {name!r} must be a node id (a string or an integer), "
+                                      f"e.g. {column['examples'][0]!r}; got {value!r}")
             if column["type"] == "image" and not (isinstance(value, str) and len(value) > 16):
                 raise InvalidArgument(f"record {i}: column {name!r} must be a base64-encoded PNG or JPEG image")
             if column["type"] == "series":
@@ -72,6 +77,8 @@ class DeliveredModel:
             predictions = self.model.predict(frame)
         except MlflowException as exc:  # the model's own schema check: the caller's records are at fault
             raise InvalidArgument(f"records do not match the model's schema: {exc.message}") from exc
+        except UnknownNodeError as exc:  # a node id the graph does not have
+            raise InvalidArgument(str(exc)) from exc
         values = predictions.tolist() if hasattr(predictions, "tolist") else list(predictions)
         return {"predictions": values, "task": SCHEMA["task"], "model": SETTINGS["registered_model"]}
 

@@ -17,10 +17,10 @@ from ..agents import operation_agent
 from ..agents.brains.base import RecordingBrain, Transcript
 from ..agents.brains.factory import make_brain
 from ..agents.brains.pricing import reference_cost_usd
-from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec, TaskType
+from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec
 from ..console import Reporter
-from ..data.io import read_table
-from ..data.profile import class_balance, profile_table
+from ..data.inputs import read_input
+from ..data.profile import class_balance
 from ..errors import UserFacingError
 from ..scoring import success_score
 from .. import prompt_registry
@@ -108,17 +108,8 @@ def _llm_usage(ctx: context.RunContext, prompt_versions: dict[str, str]) -> LLMU
         completion_tokens=totals["completion_tokens"], tokens=totals["prompt_tokens"] + totals["completion_tokens"],
         cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),
         cost_at_reference_usd=round(reference_cost_usd(totals["prompt_tokens"], totals["completion_tokens"]), 6),
-        by_step=by_step, offline_fallbacks=_fallbacks(ctx.brain.brain), prompt_versions=prompt_versions,
+        by_step=by_step, offline_fallbacks=list(getattr(ctx.brain.brain, "fallbacks", [])), prompt_versions=prompt_versions,
         max_tokens_per_run=ctx.options.max_tokens_per_run)
-
-
-def _fallbacks(brain) -> list[str]:
-    """Steps an LLM could not answer validly, which the offline rules answered instead."""
-    found = list(getattr(brain, "fallbacks", []))
-    for inner in [getattr(brain, "default", None), *getattr(brain, "by_agent", {}).values()]:
-        if inner is not None:
-            found += [f for f in getattr(inner, "fallbacks", []) if f not in found]
-    return found
 
 
 def _prefect_links() -> tuple[str | None, str | None]:
@@ -149,13 +140,14 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
         return value
 
     with stage("request", "INIT: reading data and verifying the request"):
-        frame = read_table(opts.data_path)
-        profile = profile_table(frame, record.data_path)
+        frame, profile = read_input(opts.data_path, record.data_path)
         verdict = stage_call(request.verify_request, run_id, opts.instruction, profile)
         if not verdict.ok:
             raise UserFacingError(f"Request not accepted: {verdict.feedback}",
                                   "Rephrase the instruction as a machine-learning task on this data.", status="rejected")
-        say(f"{profile.n_rows} rows x {profile.n_columns} columns; request accepted")
+        shape = (f"graph of {profile.graph.n_nodes} nodes, {profile.graph.n_edges} edges" if profile.graph
+                 else f"{profile.n_rows} rows x {profile.n_columns} columns")
+        say(f"{shape}; request accepted")
 
     with stage("parse", "INIT: parsing the instruction into a requirement spec"):
         spec, corrections = stage_call(parsing.parse_instruction, run_id, opts.instruction, profile, opts.target)

@@ -11,6 +11,7 @@ from typing import Literal
 from prefect import flow
 from pydantic import BaseModel, Field
 
+from ..agents.contracts import attempt_dir
 from ..benchmark.baselines import baseline_name, score_baseline
 from ..benchmark.suite import BenchCase, Setting, load_suite, materialise
 from ..console import Reporter
@@ -112,8 +113,7 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
     row = base.model_copy(update={
         "status": record.status, "run_id": record.run_id, "value": value, "sr": record.success_score, "nps": nps,
         "cs": comprehensive_score(record.success_score, nps), "wall_s": round(wall, 1), "message": record.message})
-    split = Path(record.script_path).parents[1] / Path(record.script_path).stem.replace("train_", "attempt_", 1) / "split.json" \
-        if record.script_path else None
+    split = attempt_dir(record.script_path) / "split.json" if record.script_path else None
     if options.baseline and split is not None and split.exists():
         try:
             baseline = score_baseline(case.task, case.metric, data, split, options.budget_s, seed=repeat - 1)

@@ -22,7 +22,8 @@ import optuna
 import pandas as pd
 from sklearn import metrics as skm
 
-from automl_agent.runtime import WindowForecaster
+from automl_agent.runtime import WindowForecaster, ordered_series, series_windows
+from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -32,7 +33,7 @@ CONFIG: dict = {}  # filled in by the operation agent
 TASK = CONFIG["task"]
 SEED = CONFIG.get("seed", 0)
 MAX_TRAIN_WINDOWS = 20000
-MAX_TEST_WINDOWS = 3000
+MAX_TEST_WINDOWS = 3000  # the benchmark's baseline thins its test windows to the same number
 
 
 # ---------------------------------------------------------------- data
@@ -40,11 +41,7 @@ def load_series() -> tuple[np.ndarray, pd.Series]:
     path = Path(CONFIG["data_path"])
     frame = pd.read_parquet(path) if path.suffix.lower() in {".parquet", ".pq"} else pd.read_csv(path)
     frame.columns = [str(c).strip() for c in frame.columns]
-    time_column, target = CONFIG["time_column"], CONFIG["target"]
-    frame[time_column] = pd.to_datetime(frame[time_column], errors="coerce", format="mixed")
-    frame = frame.dropna(subset=[time_column]).sort_values(time_column)
-    values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)
-    return values, frame[time_column].reset_index(drop=True)
+    return ordered_series(frame, CONFIG["time_column"], CONFIG["target"])
 
 
 def season_length(times: pd.Series) -> int:
@@ -67,16 +64,6 @@ def window_lengths(season: int) -> tuple[int, int]:
     return int(history), int(horizon)
 
 
-def windows(values: np.ndarray, first_target: int, last_target: int, history: int, horizon: int, limit: int):
-    """(history, future) pairs whose future starts in [first_target, last_target - horizon]; evenly thinned."""
-    starts = np.arange(max(first_target, history), last_target - horizon + 1)
-    if len(starts) > limit:
-        starts = starts[np.linspace(0, len(starts) - 1, limit).astype(int)]
-    X = np.stack([values[s - history:s] for s in starts]) if len(starts) else np.empty((0, history))
-    Y = np.stack([values[s:s + horizon] for s in starts]) if len(starts) else np.empty((0, horizon))
-    return X, Y
-
-
 # ---------------------------------------------------------------- models and metrics
 def make_model(key: str, params: dict, history: int, horizon: int, season: int) -> WindowForecaster:
     return WindowForecaster(kind=key, input_len=history, horizon=horizon, season=season,
@@ -90,20 +77,6 @@ def forecast_metrics(truth: np.ndarray, predicted: np.ndarray) -> dict:
     if (np.abs(t) > 1e-9).all():
         out["mape"] = float(skm.mean_absolute_percentage_error(t, p))
     return out
-
-
-def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
-    params = {}
-    for name, spec in space.items():
-        label = f"{key}.{name}"
-        if spec["type"] == "int":
-            params[name] = trial.suggest_int(label, spec["low"], spec["high"], log=spec.get("log", False))
-        elif spec["type"] == "float":
-            params[name] = trial.suggest_float(label, spec["low"], spec["high"], log=spec.get("log", False))
-        else:
-            choices = spec["choices"]
-            params[name] = choices[trial.suggest_categorical(label, list(range(len(choices))))]
-    return params
 
 
 def run_search(fit_data, val_data, history, horizon, season):
@@ -122,28 +95,10 @@ def run_search(fit_data, val_data, history, horizon, season):
         return score
 
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=SEED))
-    for index, key in enumerate(keys):  # every candidate's defaults first
-        enqueued = {"model": index}
-        for name, spec in by_key[key]["search_space"].items():
-            value = by_key[key]["hyperparameters"].get(name)
-            if spec["type"] == "categorical":
-                enqueued[f"{key}.{name}"] = spec["choices"].index(value) if value in spec["choices"] else 0
-            elif value is not None:
-                enqueued[f"{key}.{name}"] = min(max(value, spec["low"]), spec["high"])
-        study.enqueue_trial(enqueued)
+    enqueue_defaults(study, candidates)
     started = time.perf_counter()
-    best = float("inf")
-
-    def report(study_, trial):
-        nonlocal best
-        if trial.value is not None:
-            best = min(best, trial.value)
-            print("PROGRESS " + json.dumps({"trial": trial.number + 1, "model": trial.user_attrs.get("model_key"),
-                                            "value": round(trial.value, 6), "best": round(best, 6),
-                                            "elapsed_s": round(time.perf_counter() - started, 2)}), flush=True)
-
-    study.optimize(objective, n_trials=CONFIG.get("max_trials", 200), timeout=CONFIG["hpo_budget_s"], callbacks=[report],
-                   catch=(ValueError, np.linalg.LinAlgError))
+    study.optimize(objective, n_trials=CONFIG.get("max_trials", 200), timeout=CONFIG["hpo_budget_s"],
+                   callbacks=[progress_printer(started)], catch=(ValueError, np.linalg.LinAlgError))
     return study, time.perf_counter() - started
 
 
@@ -170,10 +125,10 @@ def main() -> int:
     if test_start - horizon <= history + horizon:
         print(f"the series has {n} points: too short for a history of {history} and a horizon of {horizon}", file=sys.stderr)
         return 2
-    fit_data = windows(values, history, val_start, history, horizon, MAX_TRAIN_WINDOWS)
-    val_data = windows(values, val_start, test_start, history, horizon, MAX_TEST_WINDOWS)
-    train_data = windows(values, history, test_start, history, horizon, MAX_TRAIN_WINDOWS)
-    test_data = windows(values, test_start, n, history, horizon, MAX_TEST_WINDOWS)
+    fit_data = series_windows(values, history, val_start, history, horizon, MAX_TRAIN_WINDOWS)
+    val_data = series_windows(values, val_start, test_start, history, horizon, MAX_TEST_WINDOWS)
+    train_data = series_windows(values, history, test_start, history, horizon, MAX_TRAIN_WINDOWS)
+    test_data = series_windows(values, test_start, n, history, horizon, MAX_TEST_WINDOWS)
     Path("split.json").write_text(json.dumps({
         "target": CONFIG["target"], "time_column": CONFIG["time_column"], "test_start": test_start, "n": n,
         "input_seq_len": history, "pred_seq_len": horizon, "season": season}))

@@ -24,6 +24,7 @@ from sklearn import metrics as skm
 from sklearn.model_selection import train_test_split
 
 from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64
+from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -71,20 +72,6 @@ def classification_metrics(y_true, y_pred) -> dict:
             "recall": float(skm.recall_score(y_true, y_pred, **kwargs))}
 
 
-def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
-    params = {}
-    for name, spec in space.items():
-        label = f"{key}.{name}"
-        if spec["type"] == "int":
-            params[name] = trial.suggest_int(label, spec["low"], spec["high"], log=spec.get("log", False))
-        elif spec["type"] == "float":
-            params[name] = trial.suggest_float(label, spec["low"], spec["high"], log=spec.get("log", False))
-        else:
-            choices = spec["choices"]
-            params[name] = choices[trial.suggest_categorical(label, list(range(len(choices))))]
-    return params
-
-
 def main() -> int:
     started = time.perf_counter()
     frame, base_dir = load_table()
@@ -103,7 +90,6 @@ def main() -> int:
     metric = CONFIG["metric"]
     budget = CONFIG["hpo_budget_s"]
     search_started = time.perf_counter()
-    best_value = -np.inf
 
     def objective(trial: optuna.Trial) -> float:
         key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
@@ -115,27 +101,11 @@ def main() -> int:
         trial.set_user_attr("params", params)
         return classification_metrics(y_val.to_numpy(), model.predict(X_val)).get(metric, 0.0)
 
-    def report(study_, trial):
-        nonlocal best_value
-        if trial.value is not None:
-            best_value = max(best_value, trial.value)
-            print("PROGRESS " + json.dumps({"trial": trial.number + 1, "model": trial.user_attrs.get("model_key"),
-                                            "value": round(trial.value, 6), "best": round(best_value, 6),
-                                            "elapsed_s": round(time.perf_counter() - search_started, 2)}), flush=True)
-
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=SEED))
     # every candidate's defaults first, the cheap ones before the CNN so a small budget still compares them
-    for index, key in sorted(enumerate(keys), key=lambda item: item[1] != "pixels_logistic_regression"):
-        enqueued = {"model": index}
-        for name, spec in by_key[key]["search_space"].items():
-            value = by_key[key]["hyperparameters"].get(name)
-            if spec["type"] == "categorical":
-                enqueued[f"{key}.{name}"] = spec["choices"].index(value) if value in spec["choices"] else 0
-            elif value is not None:
-                enqueued[f"{key}.{name}"] = min(max(value, spec["low"]), spec["high"])
-        study.enqueue_trial(enqueued)
-    study.optimize(objective, n_trials=CONFIG.get("max_trials", 50), timeout=budget, callbacks=[report],
-                   catch=(ValueError, RuntimeError))
+    enqueue_defaults(study, candidates, first=("pixels_logistic_regression",))
+    study.optimize(objective, n_trials=CONFIG.get("max_trials", 50), timeout=budget,
+                   callbacks=[progress_printer(search_started)], catch=(ValueError, RuntimeError))
     completed = [t for t in study.trials if t.value is not None]
     if not completed:
         print("no hyperparameter trial finished", file=sys.stderr)

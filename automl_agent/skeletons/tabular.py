@@ -25,6 +25,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 
 from automl_agent.runtime import FrameEncoder, forget_embeddings
+from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -131,21 +132,6 @@ def make_pipeline(key: str, params: dict) -> Pipeline:
     features = {k: v for k, v in params.items() if k in PREPROCESSOR_PARAMS}
     model_params = {k: v for k, v in params.items() if k not in PREPROCESSOR_PARAMS}
     return Pipeline([("preprocess", build_preprocessor(key, features)), ("model", make_estimator(key, model_params))])
-
-
-def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
-    params = {}
-    for name, spec in space.items():
-        label = f"{key}.{name}"
-        if spec["type"] == "int":
-            params[name] = trial.suggest_int(label, spec["low"], spec["high"], log=spec.get("log", False))
-        elif spec["type"] == "float":
-            params[name] = trial.suggest_float(label, spec["low"], spec["high"], log=spec.get("log", False))
-        else:
-            choices = spec["choices"]
-            index = trial.suggest_categorical(label, list(range(len(choices))))
-            params[name] = choices[index]
-    return params
 
 
 # ---------------------------------------------------------------- metrics
@@ -273,20 +259,10 @@ def run_search(X_train, y_train, pos_label):
 
     sampler = optuna.samplers.TPESampler(seed=SEED, n_startup_trials=min(8, max(2, CONFIG["max_trials"] // 4)))
     study = optuna.create_study(direction=direction, sampler=sampler)
-    for index, key in enumerate(keys):  # every candidate's defaults are tried first, best-known first
-        study.enqueue_trial(default_trial(index, key, by_key[key]), skip_if_exists=True)
-
+    enqueue_defaults(study, candidates)  # every candidate's defaults are tried first, best-known first
     started = time.perf_counter()
-
-    def report(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-        if trial.value is None:
-            return
-        print("PROGRESS " + json.dumps({
-            "trial": trial.number + 1, "model": trial.user_attrs.get("model_key"), "value": round(trial.value, 6),
-            "best": round(study.best_value, 6), "elapsed_s": round(time.perf_counter() - started, 2),
-        }), flush=True)
-
-    study.optimize(objective, n_trials=CONFIG["max_trials"], timeout=CONFIG["hpo_budget_s"], callbacks=[report],
+    study.optimize(objective, n_trials=CONFIG["max_trials"], timeout=CONFIG["hpo_budget_s"],
+                   callbacks=[progress_printer(started)],
                    catch=(ValueError, ArithmeticError, MemoryError))
     return study, time.perf_counter() - started
 
@@ -297,18 +273,6 @@ def fixed_params(key: str, params: dict) -> dict:
     if TASK != "tabular_clustering" or not k:
         return {}
     return {"n_components": k} if key == "gaussian_mixture" else {"n_clusters": k}
-
-
-def default_trial(index: int, key: str, candidate: dict) -> dict:
-    params = {"model": index}
-    for name, spec in candidate["search_space"].items():
-        value = candidate["hyperparameters"].get(name)
-        if spec["type"] == "categorical":
-            choices = spec["choices"]
-            params[f"{key}.{name}"] = choices.index(value) if value in choices else 0
-        elif value is not None:
-            params[f"{key}.{name}"] = min(max(value, spec["low"]), spec["high"])
-    return params
 
 
 # ---------------------------------------------------------------- final model, profile, outputs

@@ -7,7 +7,9 @@ from prefect import task
 
 from .. import context
 from ..agents import manager, operation_agent
-from ..agents.contracts import ImplementationVerdict, PipelineResult, PipelineScript, PlanOutcome, RequirementSpec
+from ..agents.contracts import (
+    ImplementationVerdict, PipelineResult, PipelineScript, PlanOutcome, RequirementSpec, attempt_dir,
+)
 from ..sandbox import run_script
 from .common import STAGE_CACHE, retry_unless_user_error
 
@@ -45,7 +47,7 @@ def run_pipeline(run_id: str, script: PipelineScript) -> PipelineResult:
     """The script runs in the sandbox; whatever it does, this returns a result and never hangs."""
     ctx = context.get(run_id)
     opts = ctx.options
-    workdir = ctx.run_dir / script.run_folder_name
+    workdir = attempt_dir(script.path)
     for stale in ("results.json", "model/model.joblib"):
         (workdir / stale).unlink(missing_ok=True)
     outcome = run_script(Path(script.path), workdir, timeout_s=opts.budget_s * 2 + 120, memory_mb=opts.memory_mb,

@@ -28,7 +28,7 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def churn_run(tmp_path_factory, churn_csv):
     workdir = tmp_path_factory.mktemp("e2e")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_", "AUTOML_AGENT_"))}
     proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", INSTRUCTION, "--data", str(churn_csv), "--budget", "10",
                            "--json"], capture_output=True, text=True, timeout=600, env=env)
     yield workdir, proc, env
@@ -243,3 +243,45 @@ def test_an_image_classifier_is_served_over_http(image_run):
         assert bad.status_code == 400 and "base64" in bad.text
     finally:
         _stop(server)
+
+
+@pytest.fixture(scope="module")
+def graph_run(tmp_path_factory, churn_run):
+    """Node classification on Zachary's karate club given as nodes.csv + edges.csv (no node features)."""
+    from automl_agent.benchmark.suite import graph_folder
+
+    workdir, _, env = churn_run
+    folder = graph_folder("karate", tmp_path_factory.mktemp("graph"))
+    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run",
+                           "Predict the community of each club member from the friendship graph.",
+                           "--data", str(folder), "--budget", "8", "--json"], capture_output=True, text=True, timeout=600,
+                          env=env)
+    return workdir, proc, env
+
+
+def test_a_node_classifier_is_served_over_http_and_in_the_demo(graph_run):
+    from gradio_client import Client
+
+    workdir, proc, env = graph_run
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads(proc.stdout)
+    assert record["task_type"] == "node_classification" and record["target"] == "community"
+    assert record["metrics"]["accuracy"] >= 0.5  # 4 communities: chance is about 0.25
+    server, port, _ = _launch("serve", graph_run)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/readyz", server)
+        ok = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"node": "0"}, {"node": 33}]}, timeout=60)
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["predictions"] == ["c1", "c0"]  # the instructor's and the administrator's communities
+        unknown = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"node": "999"}]}, timeout=30)
+        assert unknown.status_code == 400 and "unknown node" in unknown.text
+        wrong = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"node": [1]}]}, timeout=30)
+        assert wrong.status_code == 400 and "node id" in wrong.text
+    finally:
+        _stop(server)
+    demo, port, _ = _launch("demo", graph_run)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/", demo)
+        assert Client(f"http://127.0.0.1:{port}/", verbose=False).predict("33", api_name="/predict") == "c0"
+    finally:
+        _stop(demo)

@@ -26,7 +26,6 @@ class CodingModel:
         self.script_requests: list[str] = []
 
     def __call__(self, body: dict) -> str:
-        prompt = body["messages"][-1]["content"] if body["messages"][-1]["role"] == "user" else ""
         first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         if "Task skeleton" not in first_user:
             return "{}"  # invalid for every other contract: the offline rules answer those steps

@@ -105,11 +105,23 @@ class RoutedBrain:
     def backend_for(self, step: AgentStep) -> str:
         return backend_of(self._pick(step), step)
 
+    @property
+    def fallbacks(self) -> list[str]:
+        """Steps any of the routed LLMs could not answer validly (the offline rules answered them)."""
+        found: list[str] = []
+        for brain in self._distinct():
+            found += [f for f in getattr(brain, "fallbacks", []) if f not in found]
+        return found
+
+    def _distinct(self) -> list[Brain]:
+        """Each brain once, though several agents may share it."""
+        return list({id(b): b for b in [self.default, *self.by_agent.values()]}.values())
+
     def answer(self, step: AgentStep[Out]) -> tuple[Out, Usage]:
         return self._pick(step).answer(step)
 
     def close(self) -> None:
-        for brain in {id(b): b for b in [self.default, *self.by_agent.values()]}.values():
+        for brain in self._distinct():
             getattr(brain, "close", lambda: None)()
 
 

@@ -33,6 +33,12 @@ CLASSIFICATION_WORDS = ("classif", "churn", "whether", "detect", "category", "ca
                         "accuracy", "f1", "spam", "fraud", "default", "diagnos", "class")
 
 
+AREA = {TaskType.image_classification: "computer vision", TaskType.text_classification: "natural language processing",
+        TaskType.time_series_forecasting: "time-series analysis", TaskType.node_classification: "graph learning"}
+MODALITY = {TaskType.image_classification: "image", TaskType.text_classification: "text",
+            TaskType.time_series_forecasting: "time series", TaskType.node_classification: "graph"}
+
+
 def _tokens(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower())
 
@@ -118,12 +124,12 @@ class OfflineRules:
         return RequirementSpec(
             user=UserSpec(intent="build", expertise="medium"),
             problem=ProblemSpec(
-                area="tabular data analysis", downstream_task=task, application_domain=", ".join(domain_words),
+                area=AREA.get(task, "tabular data analysis"), downstream_task=task, application_domain=", ".join(domain_words),
                 description=instruction.strip(), metric=metric, metric_direction=metrics.direction(metric),
                 constraints=constraints, n_clusters=requested_clusters(instruction),
                 input_seq_len=requested_windows(instruction)[0], pred_seq_len=requested_windows(instruction)[1],
             ),
-            dataset=DatasetSpec(name=profile.path.rsplit("/", 1)[-1], modality="tabular", source="user-upload",
+            dataset=DatasetSpec(name=profile.path.rsplit("/", 1)[-1], modality=MODALITY.get(task, "tabular"), source="user-upload",
                                 path=profile.path, target=target),
             model=ModelSpec(),
             knowledge=KnowledgeSpec(),
@@ -141,29 +147,33 @@ class OfflineRules:
     @staticmethod
     def analyse_data(spec: RequirementSpec, plan: Plan, subtasks: DecomposedPlan, profile: DataProfile) -> DataAnalysis:
         target = spec.dataset.target
-        dropped: dict[str, str] = {}
-        numeric, categorical, text = [], [], []
-        uses_text = spec.problem.downstream_task == TaskType.text_classification
-        forecasting = spec.problem.downstream_task == TaskType.time_series_forecasting
-        if spec.problem.downstream_task == TaskType.image_classification:
+        task = spec.problem.downstream_task
+        imbalance = None
+        if profile.class_balance:
+            imbalance = round(min(profile.class_balance.values()) / max(profile.class_balance.values()), 4)
+        if task == TaskType.image_classification:
             image_column = next((c.name for c in profile.columns if c.kind == "image"), None)
             dropped = {c.name: "not an image: the model sees the pixels only" for c in profile.columns
                        if c.name not in {target, image_column}}
-            imbalance = None
-            if profile.class_balance:
-                imbalance = round(min(profile.class_balance.values()) / max(profile.class_balance.values()), 4)
             return DataAnalysis(summary=f"{profile.n_rows} images in column {image_column!r}; labels in {target!r}",
                                 features=[], dropped=dropped, numeric=[], categorical=[], image_column=image_column,
                                 preprocessing=list(plan.data_steps), class_imbalance=imbalance)
-        time_column = next((c.name for c in profile.columns if c.kind == "datetime"), None) if forecasting else None
+        if task == TaskType.node_classification and profile.graph is not None:
+            return _graph_analysis(profile, target, plan, imbalance)
+        if task == TaskType.time_series_forecasting:
+            time_column = next((c.name for c in profile.columns if c.kind == "datetime"), None)
+            dropped = {c.name: "another series: the forecaster models the target's own history" for c in profile.columns
+                       if c.name not in {target, time_column}}
+            summary = (f"{profile.n_rows} rows; the series {target!r} ordered by {time_column!r}; "
+                       f"{len(dropped)} other columns left out")
+            return DataAnalysis(summary=summary, features=[], dropped=dropped, numeric=[], categorical=[],
+                                time_column=time_column, preprocessing=list(plan.data_steps))
+        dropped: dict[str, str] = {}
+        numeric, categorical, text = [], [], []
         for col in profile.columns:
             if col.name == target:
                 continue
-            if forecasting:
-                if col.name != time_column:
-                    dropped[col.name] = "another series: the forecaster models the target's own history"
-                continue
-            if col.kind == "text" and uses_text:
+            if col.kind == "text" and task == TaskType.text_classification:
                 text.append(col.name)
             elif col.kind == "identifier":
                 dropped[col.name] = "identifier: unique per row, carries no signal"
@@ -176,25 +186,16 @@ class OfflineRules:
             else:
                 categorical.append(col.name)
         missing = [c.name for c in profile.columns if c.missing and c.name not in dropped and c.name != target]
-        imbalance = None
-        if profile.class_balance:
-            imbalance = round(min(profile.class_balance.values()) / max(profile.class_balance.values()), 4)
         steps = list(plan.data_steps)
         if missing:
             steps.insert(0, f"impute missing values in {', '.join(missing[:6])}")
-        if forecasting:
-            summary = (f"{profile.n_rows} rows; the series {target!r} ordered by {time_column!r}; "
-                       f"{len(dropped)} other columns left out")
-            return DataAnalysis(summary=summary, features=[], dropped=dropped, numeric=[], categorical=[],
-                                time_column=time_column, preprocessing=list(plan.data_steps))
         summary = (f"{profile.n_rows} rows; {len(numeric)} numeric and {len(categorical)} categorical features; "
                    + (f"{len(text)} text columns ({', '.join(text)}); " if text else "")
                    + f"{len(dropped)} columns dropped")
         if imbalance is not None:
             summary += f"; minority/majority class ratio {imbalance}"
         return DataAnalysis(summary=summary, features=numeric + categorical + text, dropped=dropped, numeric=numeric,
-                            categorical=categorical, text=text, time_column=time_column, preprocessing=steps,
-                            class_imbalance=imbalance)
+                            categorical=categorical, text=text, preprocessing=steps, class_imbalance=imbalance)
 
     # ---------------------------------------------------------------- model agent
     @staticmethod
@@ -227,6 +228,19 @@ class OfflineRules:
             ))
         return ModelProposal(candidates=candidates[:top_k],
                              summary=f"{len(candidates[:top_k])} candidates for '{plan.title}'")
+
+
+def _graph_analysis(profile: DataProfile, target: str | None, plan: Plan, imbalance: float | None) -> DataAnalysis:
+    graph = profile.graph
+    node_column = next((c.name for c in profile.columns if c.kind == "identifier"), profile.columns[0].name)
+    split = (f"its own split ({', '.join(f'{n} {part}' for part, n in graph.own_split.items())})" if graph.own_split
+             else "no split of its own: labelled nodes split stratified")
+    summary = (f"graph of {graph.n_nodes} nodes and {graph.n_edges} edges (mean degree {graph.mean_degree}); "
+               f"{graph.n_features} features ({graph.feature_kind}); {graph.n_classes} classes in {target!r}; {split}")
+    if graph.label_homophily is not None:
+        summary += f"; {graph.label_homophily:.0%} of labelled edges join same-class nodes"
+    return DataAnalysis(summary=summary, features=list(graph.feature_names), numeric=[], categorical=[],
+                        node_column=node_column, preprocessing=list(plan.data_steps), class_imbalance=imbalance)
 
 
 def _expected_metric(spec: RequirementSpec, generic_score: float) -> float | None:
@@ -286,6 +300,8 @@ def infer_target(instruction: str, profile: DataProfile) -> str | None:
 
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
+    if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
+        return TaskType.node_classification
     if any(w in text for w in CLUSTER_WORDS):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
