@@ -345,6 +345,17 @@ def image_to_base64(path: str) -> str:
         return base64.b64encode(handle.read()).decode()
 
 
+def one_cycle_lr(progress: float, max_lr: float, warmup: float = 0.3) -> float:
+    """The one-cycle learning rate at `progress` in [0, 1]: cosine warm-up from max_lr/25, then cosine annealing to
+    max_lr/25e4 (the shape of torch's OneCycleLR, driven by progress instead of a step count)."""
+    import math
+
+    start, end = max_lr / 25, max_lr / 25e4
+    if progress < warmup:
+        return start + (max_lr - start) * (1 - math.cos(math.pi * progress / warmup)) / 2
+    return end + (max_lr - end) * (1 + math.cos(math.pi * (progress - warmup) / (1 - warmup))) / 2
+
+
 class ImageClassifier(BaseEstimator):
     """Image classification: a small CNN trained with torch (`kind="cnn"`, two or three conv blocks, random-shift
     augmentation, AdamW) or a logistic regression on the pixels (`kind="pixels_logistic"`). Input: a frame whose
@@ -386,7 +397,10 @@ class ImageClassifier(BaseEstimator):
                 layers.append(nn.MaxPool2d(2))
                 side //= 2
             channels = out
-        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(channels, len(self.classes_))]
+        # a 4x4 spatial grid into the head keeps where strokes are (a global average loses it and underfits)
+        grid = min(4, side)
+        layers += [nn.AdaptiveAvgPool2d(grid), nn.Flatten(), nn.Dropout(0.2),
+                   nn.Linear(channels * grid * grid, len(self.classes_))]
         torch.manual_seed(self.seed)
         return nn.Sequential(*layers)
 
@@ -412,12 +426,21 @@ class ImageClassifier(BaseEstimator):
         inputs, outputs = torch.from_numpy(pixels), torch.from_numpy(targets).long()
         generator = torch.Generator().manual_seed(self.seed)
         started = time.perf_counter()
-        steps_per_epoch = max(1, (len(inputs) + 63) // 64)
-        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=self.lr, total_steps=steps_per_epoch * int(self.epochs))
+        total_steps = max(1, (len(inputs) + 63) // 64) * int(self.epochs)
+        step, progress = 0, 0.0
         network.train()
-        for _ in range(int(self.epochs)):
+        while progress < 1.0:
             order = torch.randperm(len(inputs), generator=generator)
             for start in range(0, len(inputs), 64):
+                # progress is the larger of the share of steps and the share of the time limit: a short time limit
+                # compresses the whole one-cycle schedule (warm-up, then annealing to ~0) instead of cutting it off
+                progress = step / total_steps
+                if self.time_limit_s:
+                    progress = max(progress, (time.perf_counter() - started) / self.time_limit_s)
+                if progress >= 1.0:
+                    break
+                for group in optimiser.param_groups:
+                    group["lr"] = one_cycle_lr(progress, self.lr)
                 batch = order[start:start + 64]
                 images = inputs[batch]
                 if self.augment:  # random shifts of up to 2 pixels
@@ -427,9 +450,8 @@ class ImageClassifier(BaseEstimator):
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
-                scheduler.step()
-            if self.time_limit_s and time.perf_counter() - started > self.time_limit_s:
-                break
+                step += 1
+        self.steps_trained_ = step
         self.weights_ = {k: v.detach().cpu().numpy() for k, v in network.state_dict().items()}
         self.n_parameters_ = int(sum(p.numel() for p in network.parameters()))
         self._net = None

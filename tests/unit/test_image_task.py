@@ -8,7 +8,7 @@ from automl_agent.agents.brains.offline import infer_task
 from automl_agent.agents.contracts import TaskType
 from automl_agent.benchmark.suite import image_folder
 from automl_agent.data.profile import profile_table
-from automl_agent.runtime import ImageClassifier, image_to_base64
+from automl_agent.runtime import ImageClassifier, image_to_base64, one_cycle_lr
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +39,20 @@ def test_classifier_learns_from_files_and_predicts_from_base64(digits, kind, flo
     assert skops.io.get_untrusted_types(data=saved) == ["automl_agent.runtime.ImageClassifier"]
     restored = skops.io.loads(saved, trusted=["automl_agent.runtime.ImageClassifier"])
     assert list(restored.predict(encoded)) == list(model.predict(encoded))
+
+
+def test_the_learning_rate_warms_up_then_anneals_to_almost_nothing():
+    assert one_cycle_lr(0.0, 0.01) == pytest.approx(0.01 / 25)
+    assert one_cycle_lr(0.3, 0.01) == pytest.approx(0.01)
+    assert one_cycle_lr(1.0, 0.01) == pytest.approx(0.01 / 25e4)
+    values = [one_cycle_lr(p / 100, 0.01) for p in range(101)]
+    assert values.index(max(values)) == 30 and all(a >= b for a, b in zip(values[30:], values[31:]))
+
+
+def test_a_short_time_limit_compresses_the_schedule_instead_of_running_every_epoch(digits):
+    labels, frame = digits
+    y = frame["label"].astype(str)
+    full = ImageClassifier(kind="cnn", size=8, base_dir=str(labels.parent), epochs=3, width=8).fit(frame[["image"]], y)
+    assert full.steps_trained_ == 3 * 10  # 600 images in batches of 64
+    cut = ImageClassifier(kind="cnn", size=8, base_dir=str(labels.parent), epochs=500, width=8, time_limit_s=0.5)
+    assert cut.fit(frame[["image"]], y).steps_trained_ < 500 * 10
