@@ -61,6 +61,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         raise UserFacingError("Could not tell which column to predict.",
                               f"Name it in the instruction or pass --target. Columns are: {', '.join(profile.names)}")
 
+    if task == TaskType.node_classification and not _task_fits_data(task, profile, dataset.target):
+        raise UserFacingError(f"Node classification needs a label column with a few classes; {dataset.target!r} is not one.",
+                              "Name the label column of nodes.csv in the instruction or with --target.")
+
     allowed = metrics.TASK_METRICS[task]
     if problem.metric not in allowed:
         fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
@@ -98,11 +102,16 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
     return spec, notes
 
 
+def _classifiable(column) -> bool:
+    return column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
+
+
 def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:
     if (task == TaskType.node_classification) != (profile.graph is not None):
         return False  # a graph's rows are nodes, a table's rows are not
     if task == TaskType.node_classification:
-        return target is not None and profile.column(target) is not None
+        column = profile.column(target) if target else None
+        return column is not None and _classifiable(column)
     if task == TaskType.tabular_clustering:
         return True
     column = profile.column(target) if target else None
@@ -116,7 +125,7 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
         return target is None
     if task == TaskType.tabular_regression:
         return column.kind == "numeric" and column.n_unique > 2
-    classifiable = column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
+    classifiable = _classifiable(column)
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
     if any(c.kind == "image" for c in profile.columns):
         return False  # a table of image paths is an image task

@@ -44,6 +44,7 @@ class GraphData:
     feature_names: list[str] = field(default_factory=list)
     feature_kind: str = "numeric"
     masks: dict[str, np.ndarray] | None = None
+    table: pd.DataFrame | None = None  # an edge list's node table as given
 
     @property
     def n_nodes(self) -> int:
@@ -54,7 +55,10 @@ class GraphData:
         return np.flatnonzero(self.labels != "")
 
     def node_table(self) -> pd.DataFrame:
-        """The nodes as a small table (id and label): what the profile and class balance are measured on."""
+        """The nodes as a table, one row per node: the node table as given, or for Planetoid files the ids and
+        labels. The profile (and so the choice of label column) and the class balance are measured on it."""
+        if self.table is not None:
+            return self.table
         return pd.DataFrame({self.node_column: self.node_ids,
                              self.label_column: pd.Series(self.labels).replace("", np.nan)})
 
@@ -150,7 +154,7 @@ def _read_edge_list(nodes_path: Path, edges_path: Path, target: str | None, node
         edges=_read_edges(edges_path, ids), format="edge_list", node_column=node_column,
         label_column=target or "label", feature_names=names,
         feature_kind="numeric" if names else "one-hot node identity (the table has no feature columns)",
-        masks=_split_masks(nodes[split_column], nodes_path.name, split_column) if split_column else None)
+        masks=_split_masks(nodes[split_column], nodes_path.name, split_column) if split_column else None, table=nodes)
 
 
 def guess_node_column(nodes: pd.DataFrame) -> str:
@@ -173,6 +177,8 @@ def guess_label_column(nodes: pd.DataFrame, node_column: str) -> str | None:
 
 
 def _feature_matrix(frame: pd.DataFrame, n_nodes: int) -> tuple[sparse.csr_matrix, list[str]]:
+    """Numeric columns as they are, categorical ones one-hot; free text and other many-valued strings are left out."""
+    frame = frame[[c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c]) or frame[c].nunique() <= 50]]
     if frame.shape[1] == 0:
         return sparse.identity(n_nodes, dtype=np.float32, format="csr"), []
     encoded = pd.get_dummies(frame, dummy_na=False, dtype=np.float32)
@@ -264,4 +270,5 @@ def profile_graph(graph: GraphData, path: str = ""):
         n_classes=int(len(np.unique(graph.labels[graph.labelled]))), labelled_nodes=int(len(graph.labelled)),
         own_split=own_split, mean_degree=round(float(degree.mean()), 3), isolated_nodes=int((degree == 0).sum()),
         label_homophily=round(float(same.mean()), 4) if same.size else None)
-    return profile.model_copy(update={"graph": shape, "target_candidates": [graph.label_column]})
+    others = [c for c in profile.target_candidates if c not in {graph.label_column, graph.node_column}]
+    return profile.model_copy(update={"graph": shape, "target_candidates": [graph.label_column, *others]})

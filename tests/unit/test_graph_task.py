@@ -139,3 +139,17 @@ def test_label_homophily_leaves_out_test_nodes(cora):
     profile = profile_graph(cora, "cora")
     assert profile.graph.own_split == {"train": 140, "val": 500, "test": 1000}
     assert 0.7 < profile.graph.label_homophily < 0.95
+
+
+def test_any_label_column_of_the_node_table_can_be_the_target(tmp_path):
+    nodes = pd.DataFrame({"node": range(80), "size": np.arange(80.0), "colour": ["red", "blue"] * 40,
+                          "kind": ["a", "b", "c", "d"] * 20})
+    nodes.to_csv(tmp_path / "nodes.csv", index=False)
+    pd.DataFrame({"source": range(79), "target": range(1, 80)}).to_csv(tmp_path / "edges.csv", index=False)
+    _, profile = read_input(tmp_path)
+    assert {"size", "colour", "kind"} <= set(profile.names)
+    spec = OfflineRules.parse_instruction("Predict the colour of each node.", profile, [], [])
+    assert spec.dataset.target == "colour" and spec.problem.downstream_task == TaskType.node_classification
+    assert load_graph(tmp_path, target="colour").feature_names == ["size", "kind_a", "kind_b", "kind_c", "kind_d"]
+    with pytest.raises(UserFacingError, match="label column with a few classes"):
+        cross_check(spec, "Predict the colour of each node.", profile, "size")
