@@ -1,5 +1,6 @@
-"""What every training-script skeleton's Optuna search shares: sampling a candidate's space, trying each
-candidate's defaults first, and one PROGRESS line per finished trial (the flow prints them as they come)."""
+"""What the training-script skeletons share: sampling a candidate's space, trying each candidate's defaults first,
+one PROGRESS line per finished trial (the flow prints them as they come), and the label metrics of the image and
+graph skeletons."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import time
 from typing import Callable
 
 import optuna
+from sklearn import metrics as skm
 
 
 def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
@@ -54,3 +56,14 @@ def progress_printer(started: float) -> Callable[[optuna.Study, optuna.trial.Fro
             "best": round(study.best_value, 6), "elapsed_s": round(time.perf_counter() - started, 2),
         }), flush=True)
     return report
+
+
+def label_metrics(y_true, y_pred) -> dict:
+    """Accuracy, F1, precision and recall: binary on the last label for two classes, macro-averaged otherwise."""
+    binary = len(set(y_true)) <= 2
+    kwargs = {"average": "binary" if binary else "macro", "zero_division": 0}
+    if binary:
+        kwargs["pos_label"] = sorted(set(y_true))[-1]
+    return {"accuracy": float(skm.accuracy_score(y_true, y_pred)), "f1": float(skm.f1_score(y_true, y_pred, **kwargs)),
+            "precision": float(skm.precision_score(y_true, y_pred, **kwargs)),
+            "recall": float(skm.recall_score(y_true, y_pred, **kwargs))}

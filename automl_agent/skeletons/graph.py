@@ -20,11 +20,10 @@ from pathlib import Path
 import joblib
 import numpy as np
 import optuna
-from sklearn import metrics as skm
 
 from automl_agent.data.graph import load_graph, split_nodes
 from automl_agent.graph_model import GraphNodeClassifier
-from automl_agent.search import enqueue_defaults, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -34,17 +33,6 @@ CONFIG: dict = {}  # filled in by the operation agent
 TASK = CONFIG["task"]
 SETTABLE = set(GraphNodeClassifier().get_params()) - {"kind", "node_column", "seed", "time_limit_s"}
 SEED = CONFIG.get("seed", 0)
-
-
-def classification_metrics(y_true, y_pred) -> dict:
-    binary = len(set(y_true)) <= 2
-    average = "binary" if binary else "macro"
-    kwargs = {"average": average, "zero_division": 0}
-    if binary:
-        kwargs["pos_label"] = sorted(set(y_true))[-1]
-    return {"accuracy": float(skm.accuracy_score(y_true, y_pred)), "f1": float(skm.f1_score(y_true, y_pred, **kwargs)),
-            "precision": float(skm.precision_score(y_true, y_pred, **kwargs)),
-            "recall": float(skm.recall_score(y_true, y_pred, **kwargs))}
 
 
 def main() -> int:
@@ -75,7 +63,7 @@ def main() -> int:
         fit_seconds = time.perf_counter() - t0
         trial.set_user_attr("model_key", key)
         trial.set_user_attr("params", params)
-        score = classification_metrics(graph.labels[val], model.predict(graph.node_ids[val])).get(metric, 0.0)
+        score = label_metrics(graph.labels[val], model.predict(graph.node_ids[val])).get(metric, 0.0)
         if score > best_so_far["score"]:
             best_so_far.update(score=score, model=model, number=trial.number, fit_seconds=fit_seconds)
         return score
@@ -91,7 +79,7 @@ def main() -> int:
         return 2
     model, best = best_so_far["model"], study.trials[best_so_far["number"]]
     key, params = best.user_attrs["model_key"], best.user_attrs["params"]
-    test_metrics = classification_metrics(graph.labels[test], model.predict(graph.node_ids[test]))
+    test_metrics = label_metrics(graph.labels[test], model.predict(graph.node_ids[test]))
 
     examples = graph.node_ids[test[:3]].tolist()
     timings = []

@@ -20,11 +20,10 @@ import joblib
 import numpy as np
 import optuna
 import pandas as pd
-from sklearn import metrics as skm
 from sklearn.model_selection import train_test_split
 
 from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64
-from automl_agent.search import enqueue_defaults, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -60,18 +59,6 @@ def make_model(key: str, params: dict, size: int, channels: int, base_dir: str, 
                            seed=SEED, time_limit_s=time_limit, **params)
 
 
-def classification_metrics(y_true, y_pred) -> dict:
-    binary = len(set(y_true)) <= 2
-    average = "binary" if binary else "macro"
-    positive = sorted(set(y_true))[-1] if binary else 1
-    kwargs = {"average": average, "zero_division": 0}
-    if binary:
-        kwargs["pos_label"] = positive
-    return {"accuracy": float(skm.accuracy_score(y_true, y_pred)), "f1": float(skm.f1_score(y_true, y_pred, **kwargs)),
-            "precision": float(skm.precision_score(y_true, y_pred, **kwargs)),
-            "recall": float(skm.recall_score(y_true, y_pred, **kwargs))}
-
-
 def main() -> int:
     started = time.perf_counter()
     frame, base_dir = load_table()
@@ -99,7 +86,7 @@ def main() -> int:
         model = make_model(key, params, size, channels, base_dir, time_limit=remaining).fit(X_fit, y_fit)
         trial.set_user_attr("model_key", key)
         trial.set_user_attr("params", params)
-        return classification_metrics(y_val.to_numpy(), model.predict(X_val)).get(metric, 0.0)
+        return label_metrics(y_val.to_numpy(), model.predict(X_val)).get(metric, 0.0)
 
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=SEED))
     # every candidate's defaults first, the cheap ones before the CNN so a small budget still compares them
@@ -115,7 +102,7 @@ def main() -> int:
     t0 = time.perf_counter()
     model = make_model(key, params, size, channels, base_dir, time_limit=max(10.0, budget * 0.5)).fit(X_train, y_train)
     train_seconds = time.perf_counter() - t0
-    test_metrics = classification_metrics(y_test.to_numpy(), model.predict(X_test))
+    test_metrics = label_metrics(y_test.to_numpy(), model.predict(X_test))
 
     examples = [image_to_base64(str(Path(base_dir) / p) if not Path(str(p)).is_absolute() else str(p))
                 for p in X_test[CONFIG["image_column"]].head(3)]
