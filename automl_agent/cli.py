@@ -6,6 +6,7 @@ import argparse
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 from .errors import UserFacingError
@@ -325,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    # the libraries' deprecation notices (pathspec, BentoML, FLAML, ...) are for their developers, not our users
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", category=FutureWarning)
     try:
         return commands[args.command](args)
     except UserFacingError as exc:

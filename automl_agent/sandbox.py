@@ -85,6 +85,8 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
             timed_out = not timer.is_alive() and proc.returncode in (-signal.SIGKILL, -signal.SIGTERM)
             timer.cancel()
             _kill(proc)
+            if proc.stdout is not None:
+                proc.stdout.close()
     if timed_out:
         with open(log_path, "a") as log:
             log.write(f"\n[sandbox] killed after the {timeout_s:.0f} s time limit\n")

@@ -67,10 +67,10 @@ def _flaml(task, metric, X, y, train, test, budget_s, seed) -> float:
             X[column] = X[column].astype("category")
     classification = task == TaskType.tabular_classification.value
     automl = AutoML()
-    with warnings.catch_warnings():
+    kind = "classification" if classification else "regression"
+    with warnings.catch_warnings():  # FLAML's own deprecation warnings are not the user's business
         warnings.simplefilter("ignore")
-        kind = "classification" if classification else "regression"
-    automl.fit(X.loc[train], y.loc[train], task=kind,
+        automl.fit(X.loc[train], y.loc[train], task=kind,
                    time_budget=budget_s, metric=_flaml_metric(metric, y, classification), estimator_list=FLAML_ESTIMATORS[kind],
                    seed=seed, verbose=0, n_jobs=-1)
     pred = automl.predict(X.loc[test])

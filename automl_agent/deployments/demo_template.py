@@ -25,6 +25,26 @@ def load_model():
     return mlflow.pyfunc.load_model(SETTINGS["model_uri"])
 
 
+def series_from_file(path: str, name: str) -> str:
+    """The values of an uploaded series file as the text box takes them: the column called `name`, else the last
+    numeric column, oldest first."""
+    try:
+        table = pd.read_csv(path, sep=None, engine="python")
+    except (ValueError, OSError, UnicodeDecodeError) as exc:
+        raise gr.Error(f"could not read the file as CSV: {exc}") from None
+    if name in table.columns:
+        values = pd.to_numeric(table[name], errors="coerce")
+    else:
+        numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
+        if not numeric:  # a headerless single column: its first value went into the header
+            table = pd.read_csv(path, header=None, sep=None, engine="python")
+            numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
+        if not numeric:
+            raise gr.Error(f"the file has no numeric column (looked for {name!r} or any column of numbers)")
+        values = table[numeric[-1]]
+    return ", ".join(f"{v:g}" for v in values.dropna())
+
+
 def build_demo(model=None) -> gr.Blocks:
     model = model or load_model()
     columns = SCHEMA["columns"]
@@ -65,8 +85,12 @@ def build_demo(model=None) -> gr.Blocks:
             return gr.Image(label=column["name"], type="filepath")
         if column["type"] == "series":
             shown = ", ".join(f"{v:g}" for v in (default or [])[-column["length"]:])
-            return gr.Textbox(label=f"{column['name']}: the last {column['length']} values, oldest first",
-                              value=shown, lines=4, placeholder="comma-separated numbers")
+            box = gr.Textbox(label=f"{column['name']}: the last {column['length']} values, oldest first",
+                             value=shown, lines=4, placeholder="comma-separated numbers, or upload a file below")
+            upload = gr.UploadButton(f"Upload a CSV of {column['name']} values", file_types=[".csv", ".txt"], size="sm")
+            upload.upload(lambda path, name=column["name"]: series_from_file(path, name), inputs=upload, outputs=box,
+                          api_name=f"upload_{column['name']}")
+            return box
         if column["type"] == "node":
             examples = ", ".join(str(v) for v in column.get("examples", [])[:3])
             return gr.Textbox(label=f"{column['name']}: a node id of the graph ({column.get('n_nodes', '?')} nodes, "

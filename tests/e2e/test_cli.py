@@ -206,6 +206,27 @@ def test_a_forecast_is_served_over_http(forecast_run):
         _stop(server)
 
 
+def test_the_forecast_demo_takes_an_uploaded_series(forecast_run, tmp_path):
+    from gradio_client import Client, handle_file
+
+    import pandas as pd
+
+    from tests.conftest import DATASETS
+
+    upload = tmp_path / "recent.csv"
+    pd.read_csv(DATASETS / "ETTh1.csv").tail(120).to_csv(upload, index=False)  # the demo picks the OT column
+    demo, port, _ = _launch("demo", forecast_run)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/", demo)
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        text = client.predict(handle_file(str(upload)), api_name="/upload_history")
+        assert len(text.split(",")) == 120
+        forecast = client.predict(text, api_name="/predict")
+        assert len(forecast.split(",")) == 24 and all(float(v) == float(v) for v in forecast.split(","))
+    finally:
+        _stop(demo)
+
+
 @pytest.fixture(scope="module")
 def image_run(tmp_path_factory, churn_run):
     """An image classification run on scikit-learn's digits written out as PNG files and labels.csv."""
