@@ -36,6 +36,10 @@ class LLMUsage(BaseModel):
     completion_tokens: int = 0
     cost_usd: float | None = Field(default=0.0, description="at the price table's rates; None when a model's price is unknown")
     cost_at_reference_usd: float = Field(default=0.0, description="what the same tokens would cost on GPT-4o")
+    repair_prompt_tokens: int = Field(default=0, description="part of prompt_tokens spent on repair rounds")
+    repair_completion_tokens: int = Field(default=0, description="part of completion_tokens spent on repair rounds")
+    first_try_cost_at_reference_usd: float = Field(
+        default=0.0, description="GPT-4o cost without the repair rounds: a model that answers validly at once")
     by_step: dict[str, dict] = Field(default_factory=dict, description="calls, tokens and cost per agent step")
     offline_fallbacks: list[str] = Field(default_factory=list, description="steps the LLM could not answer validly")
     prompt_versions: dict[str, str] = Field(default_factory=dict, description="MLflow prompt registry versions used")

@@ -49,21 +49,29 @@ def main() -> int:
     record = json.loads(proc.stdout)
     price_in, price_out = PRICES_PER_MTOK[REFERENCE_MODEL]
     rows: dict[str, dict[str, float]] = {}
+    keys = ("calls", "prompt_tokens", "completion_tokens", "repair_prompt_tokens", "repair_completion_tokens")
     for step, usage in record["llm"]["by_step"].items():
-        row = rows.setdefault(STAGES.get(step, step), {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
-        for key in row:
-            row[key] += usage[key]
+        row = rows.setdefault(STAGES.get(step, step), dict.fromkeys(keys, 0))
+        for key in keys:
+            row[key] += usage.get(key, 0)
+    llm = record["llm"]
     lines = [f"LLM tokens per run: {args.llm}, P={args.plans}, churn (status {record['status']}, "
-             f"{record['llm']['calls']} calls, {len(record['llm']['offline_fallbacks'])} steps answered by the offline rules)",
-             "", "| stage | calls | prompt tokens | completion tokens | at GPT-4o prices (USD) |", "|---|---|---|---|---|"]
+             f"{llm['calls']} calls, {len(llm['offline_fallbacks'])} steps answered by the offline rules)",
+             "", "| stage | calls | prompt tokens | completion tokens | of which repair rounds (prompt / completion) "
+             "| at GPT-4o prices (USD) | first tries only (USD) |", "|---|---|---|---|---|---|---|"]
     for stage, row in rows.items():
         cost = (row["prompt_tokens"] * price_in + row["completion_tokens"] * price_out) / 1e6
-        lines.append(f"| {stage} | {row['calls']} | {row['prompt_tokens']} | {row['completion_tokens']} | {cost:.4f} |")
-    total = record["llm"]["cost_at_reference_usd"]
-    lines.append(f"| **total** | {record['llm']['calls']} | {record['llm']['prompt_tokens']} | "
-                 f"{record['llm']['completion_tokens']} | **{total:.4f}** |")
-    lines += ["", f"Paper (GPT-4o): about ${PAPER_COST_USD:.2f} per run; this run at GPT-4o prices: ${total:.4f} "
-                  f"= {total / PAPER_COST_USD:.0%} of it (target: at most 60 %)."]
+        first = ((row["prompt_tokens"] - row["repair_prompt_tokens"]) * price_in
+                 + (row["completion_tokens"] - row["repair_completion_tokens"]) * price_out) / 1e6
+        lines.append(f"| {stage} | {row['calls']} | {row['prompt_tokens']} | {row['completion_tokens']} | "
+                     f"{row['repair_prompt_tokens']} / {row['repair_completion_tokens']} | {cost:.4f} | {first:.4f} |")
+    total, first_total = llm["cost_at_reference_usd"], llm["first_try_cost_at_reference_usd"]
+    lines.append(f"| **total** | {llm['calls']} | {llm['prompt_tokens']} | {llm['completion_tokens']} | "
+                 f"{llm['repair_prompt_tokens']} / {llm['repair_completion_tokens']} | **{total:.4f}** | **{first_total:.4f}** |")
+    lines += ["", f"Paper (GPT-4o): about ${PAPER_COST_USD:.2f} per run. This run at GPT-4o prices: ${total:.4f} "
+                  f"= {total / PAPER_COST_USD:.0%} of it; without the repair rounds the tiny model needed (what a model "
+                  f"that answers in valid JSON at once pays): ${first_total:.4f} = {first_total / PAPER_COST_USD:.0%} "
+                  f"(target: at most 60 %)."]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "llm_tokens.json").write_text(json.dumps({"llm": record["llm"], "status": record["status"],

@@ -108,6 +108,10 @@ def _llm_usage(ctx: context.RunContext, prompt_versions: dict[str, str]) -> LLMU
         completion_tokens=totals["completion_tokens"], tokens=totals["prompt_tokens"] + totals["completion_tokens"],
         cost_usd=None if any(c is None for c in costs) else round(sum(costs), 6),
         cost_at_reference_usd=round(reference_cost_usd(totals["prompt_tokens"], totals["completion_tokens"]), 6),
+        repair_prompt_tokens=totals["repair_prompt_tokens"], repair_completion_tokens=totals["repair_completion_tokens"],
+        first_try_cost_at_reference_usd=round(reference_cost_usd(
+            totals["prompt_tokens"] - totals["repair_prompt_tokens"],
+            totals["completion_tokens"] - totals["repair_completion_tokens"]), 6),
         by_step=by_step, offline_fallbacks=list(getattr(ctx.brain.brain, "fallbacks", [])), prompt_versions=prompt_versions,
         max_tokens_per_run=ctx.options.max_tokens_per_run)
 

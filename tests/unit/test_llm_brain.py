@@ -22,7 +22,8 @@ def test_structured_answer_with_json_schema_and_token_accounting():
     assert sent["response_format"]["type"] == "json_schema"
     assert sent["response_format"]["json_schema"]["schema"]["title"] == "RequestVerdict"
     assert "Predict customer churn" in sent["messages"][1]["content"]
-    assert brain.transcript.totals() == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 20}
+    assert brain.transcript.totals() == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 20,
+                                         "repair_prompt_tokens": 0, "repair_completion_tokens": 0}
 
 
 def test_falls_back_to_json_mode_and_repairs_once():
@@ -33,7 +34,7 @@ def test_falls_back_to_json_mode_and_repairs_once():
     assert verdict.ok
     assert formats == ["json_schema", "json_object", "json_object"]
     assert "does not match the schema" in server.requests[-1]["messages"][-1]["content"]
-    assert usage.prompt_tokens == 200
+    assert usage.prompt_tokens == 200 and usage.repair_prompt_tokens == 100  # the second call was the repair round
 
 
 def test_transient_errors_are_retried():
@@ -49,5 +50,6 @@ def test_a_step_that_stays_invalid_fails_clearly_and_the_offline_rules_answer():
             llm.answer(STEP)
     with ChatServer(['{"relevant": "maybe"}', '{"still": "wrong"}']) as server:
         guarded = FallbackBrain(LLMBrain("tiny", base_url=server.base_url, api_key="x", max_retries=0), OfflineBrain())
-        verdict, _ = guarded.answer(STEP)
+        verdict, usage = guarded.answer(STEP)
     assert verdict.ok and guarded.fallbacks
+    assert (usage.prompt_tokens, usage.repair_prompt_tokens) == (200, 100)  # both failed tries count; one was a repair

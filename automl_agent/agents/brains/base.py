@@ -67,6 +67,8 @@ class CallRecord:
     seconds: float
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    repair_prompt_tokens: int = 0
+    repair_completion_tokens: int = 0
     corrections: list[str] = field(default_factory=list)
     error: str = ""
     started_ns: int = 0
@@ -75,8 +77,13 @@ class CallRecord:
 
 @dataclass
 class Usage:
+    """Tokens a step cost. The repair_* part (already inside the totals) went to repair rounds: what a model that
+    answers validly at the first try would not spend."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    repair_prompt_tokens: int = 0
+    repair_completion_tokens: int = 0
 
 
 class Brain(Protocol):
@@ -125,6 +132,9 @@ class RoutedBrain:
             getattr(brain, "close", lambda: None)()
 
 
+TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "repair_prompt_tokens", "repair_completion_tokens")
+
+
 class Transcript:
     """Every rendered prompt and its answer, in order, whatever the brain; thread-safe (plans run in parallel)."""
 
@@ -140,8 +150,7 @@ class Transcript:
         with self._lock:
             return {
                 "calls": len(self.records),
-                "prompt_tokens": sum(r.prompt_tokens for r in self.records),
-                "completion_tokens": sum(r.completion_tokens for r in self.records),
+                **{key: sum(getattr(r, key) for r in self.records) for key in TOKEN_FIELDS},
             }
 
     def tokens_used(self) -> int:
@@ -153,10 +162,10 @@ class Transcript:
         summary: dict[str, dict[str, Any]] = {}
         with self._lock:
             for r in self.records:
-                row = summary.setdefault(r.step, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0})
+                row = summary.setdefault(r.step, {"calls": 0, **dict.fromkeys(TOKEN_FIELDS, 0), "cost_usd": 0.0})
                 row["calls"] += 1
-                row["prompt_tokens"] += r.prompt_tokens
-                row["completion_tokens"] += r.completion_tokens
+                for key in TOKEN_FIELDS:
+                    row[key] += getattr(r, key)
                 row["cost_usd"] = None if row["cost_usd"] is None or r.cost_usd is None else row["cost_usd"] + r.cost_usd
         return summary
 
@@ -191,6 +200,7 @@ class RecordingBrain:
             step=step.name, brain=backend, system=step.system_prompt(), prompt=step.user_prompt(),
             answer=result.model_dump(mode="json"), seconds=round(time.perf_counter() - started, 4),
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, started_ns=started_ns,
+            repair_prompt_tokens=usage.repair_prompt_tokens, repair_completion_tokens=usage.repair_completion_tokens,
             cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens),
         ))
         return result

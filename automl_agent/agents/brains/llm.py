@@ -121,6 +121,9 @@ class LLMBrain:
             text, usage = self._complete(messages, step.output)
             total.prompt_tokens += usage.prompt_tokens
             total.completion_tokens += usage.completion_tokens
+            if attempt:
+                total.repair_prompt_tokens += usage.prompt_tokens
+                total.repair_completion_tokens += usage.completion_tokens
             try:
                 return step.output.model_validate_json(_extract_json(text)), total
             except ValidationError as exc:
@@ -151,4 +154,5 @@ class FallbackBrain:
             answer, usage = self.fallback.answer(step)
             # the tokens the model spent on its failed tries are real: they count towards the run's usage
             return answer, Usage(usage.prompt_tokens + exc.usage.prompt_tokens,
-                                 usage.completion_tokens + exc.usage.completion_tokens)
+                                 usage.completion_tokens + exc.usage.completion_tokens,
+                                 exc.usage.repair_prompt_tokens, exc.usage.repair_completion_tokens)
