@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import warnings
@@ -290,10 +291,31 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"serving bento {record.bento_tag} on http://{args.host}:{args.port} (POST /predict, /schema); Ctrl-C stops it",
           file=sys.stderr)
     command = [sys.executable, "-m", "bentoml", "serve", record.bento_tag, "--host", args.host, "--port", str(args.port)]
+    return _run_server_process(command)
+
+
+def _run_server_process(command: list[str]) -> int:
+    """Run a server in a child process until it ends; SIGTERM or Ctrl-C here stops it and waits for it, so that
+    stopping `automl-agent serve` leaves no server or worker behind."""
+    from .sandbox import die_with_parent
+
+    child = subprocess.Popen(command, env=os.environ.copy(), preexec_fn=lambda: die_with_parent(signal.SIGTERM))
+
+    def stop(signum, _frame):
+        child.send_signal(signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
-        return subprocess.call(command, env=os.environ.copy())
+        return child.wait()
     except KeyboardInterrupt:
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
         return EXIT_OK
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -39,11 +39,12 @@ def sandbox_env(cwd: Path, threads: int) -> dict[str, str]:
     return env
 
 
-def die_with_parent() -> None:
-    """Linux: the kernel kills the script when the flow process dies, so a crashed run leaves no orphan training."""
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Linux: the kernel sends `sig` to this (child) process when its parent dies, so a crashed run leaves no
+    orphan training, and a killed `serve` no orphan server."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 

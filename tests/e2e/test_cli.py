@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -130,11 +131,21 @@ def _launch(command: str, churn_run) -> tuple[subprocess.Popen, int, dict]:
 
 
 def _stop(proc: subprocess.Popen) -> None:
+    """Stop a launched `serve` or `demo`: its whole process group (the CLI, bentoml serve, its workers) must end."""
     proc.terminate()
     try:
-        proc.wait(timeout=20)
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)
+    raise AssertionError("stopping the server left processes behind")
 
 
 def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_frame):
