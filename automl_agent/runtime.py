@@ -176,15 +176,16 @@ def forget_embeddings() -> None:
 
 def embed(texts: list[str]) -> np.ndarray:
     """Sentence embeddings, each distinct text encoded once per process (cross-validation refits the same texts)."""
-    missing = list(dict.fromkeys(t for t in texts if t not in _EMBEDDINGS))
+    found = {t: _EMBEDDINGS[t] for t in texts if t in _EMBEDDINGS}
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
         vectors = _minilm().encode(missing, batch_size=64, show_progress_bar=False, normalize_embeddings=True)
-        if len(_EMBEDDINGS) + len(missing) > _EMBEDDINGS_MAX:
+        new = dict(zip(missing, np.asarray(vectors, dtype=np.float32)))
+        found.update(new)
+        if len(_EMBEDDINGS) + len(new) > _EMBEDDINGS_MAX:
             _EMBEDDINGS.clear()
-        _EMBEDDINGS.update(zip(missing, np.asarray(vectors, dtype=np.float32)))
-        if any(t not in _EMBEDDINGS for t in texts):  # the cache was just cleared: encode this batch whole
-            return np.asarray(_minilm().encode(texts, batch_size=64, show_progress_bar=False, normalize_embeddings=True))
-    return np.vstack([_EMBEDDINGS[t] for t in texts]) if texts else np.empty((0, 384), dtype=np.float32)
+        _EMBEDDINGS.update(new)
+    return np.vstack([found[t] for t in texts]) if texts else np.empty((0, 384), dtype=np.float32)
 
 
 def _minilm():

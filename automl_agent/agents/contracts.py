@@ -142,6 +142,7 @@ class GraphProfile(Contract):
     """A graph's shape, measured: what the agents plan node classification on (the node table has one row per node)."""
 
     format: Literal["planetoid", "edge_list"]
+    node_column: str = Field(description="the node table's column of node ids")
     n_nodes: int
     n_edges: int = Field(description="undirected edges")
     n_features: int

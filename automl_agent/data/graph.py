@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from sklearn.model_selection import train_test_split
 
 from ..errors import UserFacingError
 from .io import read_table
@@ -222,8 +223,6 @@ def split_nodes(graph: GraphData, test_size: float = 0.2, val_size: float = 0.2,
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
     """Train, validation and test node indices: the dataset's own masks when it has them (a missing validation
     mask is carved from the train nodes), else a stratified split of the labelled nodes. The last item says which."""
-    from sklearn.model_selection import train_test_split
-
     labelled = graph.labelled
     if graph.masks is not None:
         train = np.intersect1d(np.flatnonzero(graph.masks["train"]), labelled)
@@ -231,18 +230,18 @@ def split_nodes(graph: GraphData, test_size: float = 0.2, val_size: float = 0.2,
         val = np.intersect1d(np.flatnonzero(graph.masks["val"]), labelled)
         if len(val):
             return train, val, test, "the dataset's own train/validation/test masks"
-        train, val = _stratified(train, graph.labels, val_size, seed, train_test_split)
+        train, val = _stratified(train, graph.labels, val_size, seed)
         return train, val, test, "the dataset's own train/test masks; validation carved from train"
-    rest, test = _stratified(labelled, graph.labels, test_size, seed, train_test_split)
-    train, val = _stratified(rest, graph.labels, val_size, seed, train_test_split)
+    rest, test = _stratified(labelled, graph.labels, test_size, seed)
+    train, val = _stratified(rest, graph.labels, val_size, seed)
     return train, val, test, "a stratified random split of the labelled nodes"
 
 
-def _stratified(index: np.ndarray, labels: np.ndarray, size: float, seed: int, splitter) -> tuple[np.ndarray, np.ndarray]:
+def _stratified(index: np.ndarray, labels: np.ndarray, size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     values = labels[index]
     counts = pd.Series(values).value_counts()
     stratify = values if counts.min() >= 2 and len(index) * size >= len(counts) else None
-    first, second = splitter(index, test_size=size, random_state=seed, stratify=stratify)
+    first, second = train_test_split(index, test_size=size, random_state=seed, stratify=stratify)
     return np.sort(first), np.sort(second)
 
 
@@ -250,7 +249,7 @@ def _stratified(index: np.ndarray, labels: np.ndarray, size: float, seed: int, s
 def profile_graph(graph: GraphData, path: str = ""):
     """The node table's profile (node id and label columns) with the graph's measured shape attached."""
     from ..agents.contracts import GraphProfile
-    from .profile import profile_table
+    from .profile import profile_table, target_candidates
 
     table = graph.node_table()
     profile = profile_table(table, path)
@@ -265,10 +264,10 @@ def profile_graph(graph: GraphData, path: str = ""):
     both = known[graph.edges[0]] & known[graph.edges[1]]
     same = graph.labels[graph.edges[0][both]] == graph.labels[graph.edges[1][both]]
     shape = GraphProfile(
-        format=graph.format, n_nodes=graph.n_nodes, n_edges=int(graph.edges.shape[1] // 2),
+        format=graph.format, node_column=graph.node_column, n_nodes=graph.n_nodes, n_edges=int(graph.edges.shape[1] // 2),
         n_features=int(graph.features.shape[1]), feature_kind=graph.feature_kind, feature_names=graph.feature_names[:20],
         n_classes=int(len(np.unique(graph.labels[graph.labelled]))), labelled_nodes=int(len(graph.labelled)),
         own_split=own_split, mean_degree=round(float(degree.mean()), 3), isolated_nodes=int((degree == 0).sum()),
         label_homophily=round(float(same.mean()), 4) if same.size else None)
-    others = [c for c in profile.target_candidates if c not in {graph.label_column, graph.node_column}]
+    others = [c for c in target_candidates(profile.columns, profile.n_rows) if c != graph.label_column]
     return profile.model_copy(update={"graph": shape, "target_candidates": [graph.label_column, *others]})

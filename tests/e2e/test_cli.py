@@ -180,20 +180,25 @@ def test_gradio_demo_answers_through_gradio_client(churn_run):
         _stop(demo)
 
 
+def _run_in_workspace(churn_run, instruction: str, data: Path, budget: int) -> tuple[Path, subprocess.CompletedProcess, dict]:
+    """Another `run` in the churn run's workspace (its Prefect server is already up)."""
+    workdir, _, env = churn_run
+    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", instruction, "--data", str(data), "--budget",
+                           str(budget), "--json"], capture_output=True, text=True, timeout=600, env=env)
+    return workdir, proc, env
+
+
 @pytest.fixture(scope="module")
 def forecast_run(tmp_path_factory, churn_run):
-    """A forecasting run in the same workspace (its Prefect server is already up)."""
-    workdir, _, env = churn_run
+    """A forecasting run on the first 3,000 hours of ETTh1."""
     data = tmp_path_factory.mktemp("ts") / "etth1.csv"
     import pandas as pd
 
     from tests.conftest import DATASETS
 
     pd.read_csv(DATASETS / "ETTh1.csv").head(3000).to_csv(data, index=False)
-    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run",
-                           "Forecast OT for the next 24 hours from the last 96 hours; RMSLE at most 0.6.",
-                           "--data", str(data), "--budget", "8", "--json"], capture_output=True, text=True, timeout=600, env=env)
-    return workdir, proc, env
+    return _run_in_workspace(churn_run, "Forecast OT for the next 24 hours from the last 96 hours; RMSLE at most 0.6.",
+                             data, budget=8)
 
 
 def test_a_forecast_is_served_over_http(forecast_run):
@@ -243,12 +248,8 @@ def image_run(tmp_path_factory, churn_run):
     """An image classification run on scikit-learn's digits written out as PNG files and labels.csv."""
     from automl_agent.benchmark.suite import image_folder
 
-    workdir, _, env = churn_run
     labels = image_folder("digits", tmp_path_factory.mktemp("images"))
-    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", "Recognise the digit in each image; accuracy at least 0.85.",
-                           "--data", str(labels), "--budget", "12", "--json"], capture_output=True, text=True, timeout=600,
-                          env=env)
-    return workdir, proc, env
+    return _run_in_workspace(churn_run, "Recognise the digit in each image; accuracy at least 0.85.", labels, budget=12)
 
 
 def test_an_image_classifier_is_served_over_http(image_run):
@@ -282,13 +283,9 @@ def graph_run(tmp_path_factory, churn_run):
     """Node classification on Zachary's karate club given as nodes.csv + edges.csv (no node features)."""
     from automl_agent.benchmark.suite import graph_folder
 
-    workdir, _, env = churn_run
     folder = graph_folder("karate", tmp_path_factory.mktemp("graph"))
-    proc = subprocess.run([*CLI, "--workdir", str(workdir), "run",
-                           "Predict the community of each club member from the friendship graph.",
-                           "--data", str(folder), "--budget", "8", "--json"], capture_output=True, text=True, timeout=600,
-                          env=env)
-    return workdir, proc, env
+    return _run_in_workspace(churn_run, "Predict the community of each club member from the friendship graph.", folder,
+                             budget=8)
 
 
 def test_a_node_classifier_is_served_over_http_and_in_the_demo(graph_run):

@@ -232,7 +232,6 @@ class OfflineRules:
 
 def _graph_analysis(profile: DataProfile, target: str | None, plan: Plan, imbalance: float | None) -> DataAnalysis:
     graph = profile.graph
-    node_column = next((c.name for c in profile.columns if c.kind == "identifier"), profile.columns[0].name)
     split = (f"its own split ({', '.join(f'{n} {part}' for part, n in graph.own_split.items())})" if graph.own_split
              else "no split of its own: labelled nodes split stratified")
     summary = (f"graph of {graph.n_nodes} nodes and {graph.n_edges} edges (mean degree {graph.mean_degree}); "
@@ -240,7 +239,7 @@ def _graph_analysis(profile: DataProfile, target: str | None, plan: Plan, imbala
     if graph.label_homophily is not None:
         summary += f"; {graph.label_homophily:.0%} of labelled edges join same-class nodes"
     return DataAnalysis(summary=summary, features=list(graph.feature_names), numeric=[], categorical=[],
-                        node_column=node_column, preprocessing=list(plan.data_steps), class_imbalance=imbalance)
+                        node_column=graph.node_column, preprocessing=list(plan.data_steps), class_imbalance=imbalance)
 
 
 def _expected_metric(spec: RequirementSpec, generic_score: float) -> float | None:
