@@ -222,8 +222,11 @@ class DataAnalysis(Contract):
 
 class Candidate(Contract):
     model: str = Field(description="a model key of the knowledge base")
-    hyperparameters: dict[str, Any] = Field(default_factory=dict)
-    search_space: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    hyperparameters: dict[str, Any] = Field(
+        default_factory=dict, description="starting values that differ from the knowledge's defaults (the rest keep them)")
+    search_space: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description='only the ranges you narrow, as {"type": "int" or "float", "low", "high", "log"} '
+                                          'or {"type": "categorical", "choices"}; the others are searched as known')
     expected_metric: float | None = None
     expected_latency_ms: float | None = None
     expected_size_mb: float | None = None

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .brains.base import AgentStep, RecordingBrain
 from .contracts import DataAnalysis, DataProfile, DecomposedPlan, Plan, RequirementSpec
+from .views import profile_view
 
 
 def analyse(brain: RecordingBrain, spec: RequirementSpec, plan: Plan, profile: DataProfile) -> DataAnalysis:
     subtasks = brain.answer(AgentStep("data.decompose", DecomposedPlan, {"spec": spec, "plan": plan}))
     analysis = brain.answer(AgentStep("data.analyse", DataAnalysis, {
-        "spec": spec, "plan": plan, "subtasks": subtasks, "profile": profile}))
+        "spec": spec, "plan": plan, "subtasks": subtasks, "profile": profile}, views={"profile": profile_view(profile)}))
     return ground(analysis, spec, profile)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import knowledge_base as kb
 from .brains.base import AgentStep, RecordingBrain
 from .contracts import Candidate, DataAnalysis, DecomposedPlan, ModelProposal, Plan, RequirementSpec
+from .views import knowledge_view
 
 
 def propose(brain: RecordingBrain, spec: RequirementSpec, plan: Plan, analysis: DataAnalysis, top_k: int) -> ModelProposal:
@@ -14,7 +15,7 @@ def propose(brain: RecordingBrain, spec: RequirementSpec, plan: Plan, analysis: 
     knowledge = {k: known[k] for k in plan.model_families if k in known} or known
     proposal = brain.answer(AgentStep("model.propose", ModelProposal, {
         "spec": spec, "plan": plan, "subtasks": subtasks, "analysis": analysis, "knowledge": knowledge,
-        "top_k": top_k, "metric": spec.problem.metric}))
+        "top_k": top_k, "metric": spec.problem.metric}, views={"knowledge": knowledge_view(knowledge)}))
     return ground(proposal, spec, plan, top_k)
 
 
@@ -35,17 +36,18 @@ def _valid_space(space: dict) -> bool:
 
 
 def ground(proposal: ModelProposal, spec: RequirementSpec, plan: Plan, top_k: int) -> ModelProposal:
-    """Only models the pipeline can build, with search spaces it can sample; fall back to the knowledge base."""
+    """Only models the pipeline can build, with search spaces it can sample. A candidate's hyperparameters and
+    ranges override the knowledge base's, key by key; what it leaves out (or gives invalid) keeps the knowledge's."""
     known = kb.models(spec.problem.downstream_task)
     candidates: list[Candidate] = []
     for c in proposal.candidates:
         if c.model not in known or any(c.model == x.model for x in candidates):
             continue
         info = known[c.model]
-        space = {k: v for k, v in c.search_space.items() if k in info["space"]}
-        if not space or not _valid_space(space):
-            space = info["space"]
-        params = {k: v for k, v in c.hyperparameters.items() if k in info["defaults"]} or dict(info["defaults"])
+        space = dict(info["space"])
+        space.update({k: v for k, v in c.search_space.items() if k in info["space"] and _valid_space({k: v})})
+        params = dict(info["defaults"])
+        params.update({k: v for k, v in c.hyperparameters.items() if k in info["defaults"]})
         candidates.append(c.model_copy(update={"search_space": space, "hyperparameters": params}))
     if not candidates:
         for key in plan.model_families or list(known):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import pprint
 import re
 from pathlib import Path
@@ -59,6 +60,16 @@ def render(config: dict[str, Any], task_family: str | None = None) -> str:
     return skeleton.replace(_CONFIG_LINE, "CONFIG: dict = " + pprint.pformat(config, sort_dicts=False, width=110))
 
 
+def prompt_view(source: str) -> str:
+    """The script as the LLM reads it: the same code without comments and function docstrings (the module
+    docstring, which states the inputs and outputs, stays), so the prompt and the script written back are shorter."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node) is not None:
+            node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(tree) + "\n"
+
+
 def static_problems(source: str) -> list[str]:
     problems = []
     try:
@@ -109,7 +120,8 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
 
         answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
             "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error},
-            views={"outcome": outcome_summary(outcome)}))  # the skeleton's CONFIG already holds the search spaces
+            # the skeleton's CONFIG already holds the search spaces
+            views={"outcome": outcome_summary(outcome), "skeleton": prompt_view(reference)}))
         problems = static_problems(answer.source)
         source = reference if problems else answer.source
         # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit

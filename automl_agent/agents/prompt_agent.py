@@ -8,6 +8,7 @@ from .brains.base import AgentStep, RecordingBrain
 from .brains.offline import OfflineRules, infer_task
 from .constraints import mentioned_metric, reconcile
 from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
+from .views import profile_view
 from ..errors import UserFacingError
 
 STEP = "prompt.parse_instruction"
@@ -22,7 +23,7 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
     step = AgentStep(STEP, RequirementSpec, {
         "instruction": instruction, "profile": profile,
         "task_types": [t.value for t in SUPPORTED_TASKS], "metric_names": sorted(metrics.MEASURES),
-    })
+    }, views={"profile": profile_view(profile)})
     spec = brain.answer(step)
     spec, corrections = cross_check(spec, instruction, profile, target_override)
     if corrections:

@@ -22,6 +22,7 @@ import optuna
 import pandas as pd
 from sklearn import metrics as skm
 
+from automl_agent.evaluation import time_requests
 from automl_agent.runtime import WindowForecaster, ordered_series, series_windows
 from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
@@ -102,17 +103,6 @@ def run_search(fit_data, val_data, history, horizon, season):
     return study, time.perf_counter() - started
 
 
-def measure_latency(model, history_rows: list[list[float]]) -> tuple[float, float]:
-    frames = [pd.DataFrame({"history": [row]}) for row in history_rows[:50]]
-    model.predict(frames[0])
-    timings = []
-    for i in range(200):
-        t0 = time.perf_counter()
-        model.predict(frames[i % len(frames)])
-        timings.append((time.perf_counter() - t0) * 1000)
-    return float(np.median(timings)), float(np.percentile(timings, 95))
-
-
 # ---------------------------------------------------------------- main
 def main() -> int:
     started = time.perf_counter()
@@ -144,7 +134,8 @@ def main() -> int:
     model = make_model(key, params, history, horizon, season).fit(*train_data)
     train_seconds = time.perf_counter() - t0
     test_metrics = forecast_metrics(test_data[1], model.predict(test_data[0]))
-    latency_ms, latency_p95_ms = measure_latency(model, [list(map(float, row)) for row in test_data[0]])
+    latency_ms, latency_p95_ms = time_requests(model.predict, [pd.DataFrame({"history": [list(map(float, row))]})
+                                                               for row in test_data[0][:50]])
 
     out_dir = Path("model")
     out_dir.mkdir(exist_ok=True)

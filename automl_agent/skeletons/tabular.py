@@ -20,10 +20,12 @@ import joblib
 import numpy as np
 import optuna
 import pandas as pd
-from sklearn import metrics as skm
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 
+from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
+                                     regression_metrics, tabular_schema, time_requests)
+from automl_agent.estimators import SCALED_MODELS, make_estimator
 from automl_agent.runtime import FrameEncoder, forget_embeddings
 from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
@@ -35,7 +37,6 @@ CONFIG: dict = {}  # filled in by the operation agent
 TASK = CONFIG["task"]
 SEED = CONFIG.get("seed", 0)
 N_JOBS = CONFIG.get("n_jobs") or os.cpu_count() or 1
-SCALED_MODELS = {"logistic_regression", "ridge", "kmeans", "gaussian_mixture", "birch"}
 CLASSIFICATION = TASK in ("tabular_classification", "text_classification")
 TEXT = list(CONFIG.get("text") or [])  # free-text columns (text classification)
 
@@ -79,119 +80,17 @@ PREPROCESSOR_PARAMS = {"max_features", "ngram_max", "char_ngrams"}
 
 
 # ---------------------------------------------------------------- models
-def make_estimator(key: str, params: dict):
-    params = dict(params)
-    if TASK == "tabular_regression":
-        log_target = params.pop("log_target", False)
-    if key == "lightgbm":
-        import lightgbm as lgb
-        cls = lgb.LGBMClassifier if CLASSIFICATION else lgb.LGBMRegressor
-        if params.get("subsample", 1.0) < 1.0:
-            params["subsample_freq"] = 1
-        est = cls(random_state=SEED, n_jobs=N_JOBS, verbosity=-1, **params)
-    elif key == "hist_gradient_boosting":
-        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-        cls = HistGradientBoostingClassifier if CLASSIFICATION else HistGradientBoostingRegressor
-        est = cls(random_state=SEED, **params)
-    elif key in {"random_forest", "extra_trees"}:
-        from sklearn import ensemble
-        name = ("RandomForest" if key == "random_forest" else "ExtraTrees") + ("Classifier" if CLASSIFICATION else "Regressor")
-        if not CLASSIFICATION:
-            params.pop("class_weight", None)
-        est = getattr(ensemble, name)(random_state=SEED, n_jobs=N_JOBS, **params)
-    elif key in {"logistic_regression", "tfidf_logistic_regression", "minilm_logistic_regression"}:
-        from sklearn.linear_model import LogisticRegression
-        est = LogisticRegression(max_iter=2000, **params)
-    elif key == "tfidf_linear_svm":
-        from sklearn.svm import LinearSVC
-        est = LinearSVC(**params)
-    elif key == "tfidf_complement_nb":
-        from sklearn.naive_bayes import ComplementNB
-        est = ComplementNB(**params)
-    elif key == "ridge":
-        from sklearn.linear_model import Ridge
-        est = Ridge(**params)
-    elif key == "kmeans":
-        from sklearn.cluster import KMeans
-        est = KMeans(random_state=SEED, n_init=10, **params)
-    elif key == "gaussian_mixture":
-        from sklearn.mixture import GaussianMixture
-        est = GaussianMixture(random_state=SEED, **params)
-    elif key == "birch":
-        from sklearn.cluster import Birch
-        est = Birch(**params)
-    else:
-        raise ValueError(f"unknown model key {key!r}")
-    if TASK == "tabular_regression" and log_target:
-        from sklearn.compose import TransformedTargetRegressor
-        est = TransformedTargetRegressor(regressor=est, func=np.log1p, inverse_func=np.expm1)
-    return est
-
-
 def make_pipeline(key: str, params: dict) -> Pipeline:
     features = {k: v for k, v in params.items() if k in PREPROCESSOR_PARAMS}
     model_params = {k: v for k, v in params.items() if k not in PREPROCESSOR_PARAMS}
-    return Pipeline([("preprocess", build_preprocessor(key, features)), ("model", make_estimator(key, model_params))])
+    estimator = make_estimator(key, model_params, task=TASK, seed=SEED, n_jobs=N_JOBS)
+    return Pipeline([("preprocess", build_preprocessor(key, features)), ("model", estimator)])
 
 
-# ---------------------------------------------------------------- metrics
+# ---------------------------------------------------------------- labels
 def positive_label(y: pd.Series):
     counts = y.value_counts()
     return counts.index[-1] if len(counts) == 2 else None
-
-
-def classification_metrics(y_true, y_pred, proba=None, pos_label=None) -> dict:
-    out = {"accuracy": skm.accuracy_score(y_true, y_pred)}
-    if pos_label is not None:
-        out["f1"] = skm.f1_score(y_true, y_pred, pos_label=pos_label)
-        out["precision"] = skm.precision_score(y_true, y_pred, pos_label=pos_label, zero_division=0)
-        out["recall"] = skm.recall_score(y_true, y_pred, pos_label=pos_label)
-        if proba is not None:
-            out["roc_auc"] = skm.roc_auc_score((np.asarray(y_true) == pos_label).astype(int), proba)
-    else:
-        out["f1"] = skm.f1_score(y_true, y_pred, average="macro")
-        out["precision"] = skm.precision_score(y_true, y_pred, average="macro", zero_division=0)
-        out["recall"] = skm.recall_score(y_true, y_pred, average="macro")
-    return {k: float(v) for k, v in out.items()}
-
-
-def regression_metrics(y_true, y_pred) -> dict:
-    y_true = np.asarray(y_true, dtype=float)
-    y_pred = np.asarray(y_pred, dtype=float)
-    out = {
-        "rmse": float(np.sqrt(skm.mean_squared_error(y_true, y_pred))),
-        "mae": float(skm.mean_absolute_error(y_true, y_pred)),
-        "r2": float(skm.r2_score(y_true, y_pred)),
-    }
-    if (y_true >= 0).all():
-        out["rmsle"] = float(np.sqrt(skm.mean_squared_log_error(y_true, np.clip(y_pred, 0, None))))
-    if (np.abs(y_true) > 1e-9).all():
-        out["mape"] = float(skm.mean_absolute_percentage_error(y_true, y_pred))
-    return out
-
-
-def clustering_metrics(X_transformed, labels_pred, labels_true=None) -> dict:
-    out = {}
-    if len(set(labels_pred)) > 1:
-        n = min(len(labels_pred), 3000)
-        out["silhouette"] = float(skm.silhouette_score(X_transformed[:n], labels_pred[:n]))
-    else:
-        out["silhouette"] = -1.0
-    if labels_true is not None:
-        out["rand_index"] = float(skm.rand_score(labels_true, labels_pred))
-        out["adjusted_rand_index"] = float(skm.adjusted_rand_score(labels_true, labels_pred))
-    return out
-
-
-def best_threshold(y_true, proba, pos_label) -> tuple[float, float]:
-    """The probability threshold that maximises F1 on out-of-fold predictions."""
-    truth = (np.asarray(y_true) == pos_label).astype(int)
-    best = (0.5, skm.f1_score(truth, (proba >= 0.5).astype(int)))
-    for threshold in np.linspace(0.1, 0.9, 81):
-        score = skm.f1_score(truth, (proba >= threshold).astype(int))
-        if score > best[1]:
-            best = (float(threshold), float(score))
-    return best
 
 
 # ---------------------------------------------------------------- search
@@ -290,68 +189,6 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train):
     return model, time.perf_counter() - started
 
 
-def measure_latency(model, X_test) -> tuple[float, float]:
-    """Median and p95 wall time (ms) of predicting one record, as a served model would."""
-    rows = [X_test.iloc[[i % len(X_test)]] for i in range(50)]
-    model.predict(rows[0])  # warm-up
-    timings = []
-    deadline = time.perf_counter() + 3.0
-    for i in range(200):
-        row = rows[i % len(rows)]
-        forget_embeddings()  # a served record is new text: its encoding is part of the latency
-        t0 = time.perf_counter()
-        model.predict(row)
-        timings.append((time.perf_counter() - t0) * 1000)
-        if time.perf_counter() > deadline and len(timings) >= 20:
-            break
-    return float(np.median(timings)), float(np.percentile(timings, 95))
-
-
-def count_parameters(model) -> int | None:
-    est = model
-    for attr in ("estimator_", "estimator"):
-        est = getattr(est, attr, est)
-    encoder_parameters = getattr(est[0], "n_parameters_", 0) if isinstance(est, Pipeline) else 0
-    own = _estimator_parameters(est[-1] if isinstance(est, Pipeline) else est)
-    return None if own is None else own + int(encoder_parameters)
-
-
-def _estimator_parameters(est) -> int | None:
-    est = getattr(est, "regressor_", est)
-    if hasattr(est, "booster_"):
-        dump = est.booster_.dump_model()
-        return int(sum(t["num_leaves"] * 2 - 1 for t in dump["tree_info"]))
-    if hasattr(est, "estimators_") and hasattr(est.estimators_, "__iter__"):
-        return int(sum(getattr(t, "tree_", None).node_count for t in est.estimators_ if hasattr(t, "tree_")))
-    if hasattr(est, "coef_"):
-        return int(np.size(est.coef_) + np.size(getattr(est, "intercept_", 0)))
-    if hasattr(est, "cluster_centers_"):
-        return int(np.size(est.cluster_centers_))
-    if hasattr(est, "means_"):
-        return int(np.size(est.means_) + np.size(est.covariances_) + np.size(est.weights_))
-    if hasattr(est, "feature_log_prob_"):
-        return int(np.size(est.feature_log_prob_) + np.size(est.class_log_prior_))
-    return None
-
-
-def write_schema(X_train: pd.DataFrame, y_train, out_dir: Path) -> dict:
-    columns = []
-    for name in CONFIG["numeric"]:
-        series = X_train[name]
-        columns.append({"name": name, "type": "number", "min": float(series.min()), "max": float(series.max()),
-                        "median": float(series.median()), "integer": bool(pd.api.types.is_integer_dtype(series))})
-    for name in CONFIG["categorical"]:
-        levels = [str(v) for v in X_train[name].dropna().value_counts().index[:200]]
-        columns.append({"name": name, "type": "category", "levels": levels, "mode": levels[0] if levels else ""})
-    for name in TEXT:
-        columns.append({"name": name, "type": "text", "max_length": int(X_train[name].astype(str).str.len().max())})
-    schema = {"task": TASK, "target": CONFIG.get("target"), "columns": columns,
-              "classes": [str(c) for c in sorted(pd.Series(y_train).unique())] if CLASSIFICATION else None,
-              "example": json.loads(X_train.head(3).to_json(orient="records"))}
-    (out_dir / "schema.json").write_text(json.dumps(schema, indent=2))
-    return schema
-
-
 def main() -> int:
     started = time.perf_counter()
     frame = load_data()
@@ -383,11 +220,15 @@ def main() -> int:
         labels_true = None if y_test is None else y_test.astype(str).to_numpy()
         test_metrics = clustering_metrics(model[:-1].transform(X_test), model.predict(X_test), labels_true)
 
-    latency_ms, latency_p95_ms = measure_latency(model, X_test)
+    # one record per request, as served; a new text's embedding is part of its latency
+    latency_ms, latency_p95_ms = time_requests(model.predict, [X_test.iloc[[i % len(X_test)]] for i in range(50)],
+                                               before_each=forget_embeddings)
     out_dir = Path("model")
     out_dir.mkdir(exist_ok=True)
     joblib.dump(model, out_dir / "model.joblib")
-    write_schema(X_train, y_train, out_dir)
+    schema = tabular_schema(X_train, y_train, task=TASK, target=CONFIG.get("target"), numeric=CONFIG["numeric"],
+                            categorical=CONFIG["categorical"], text=TEXT, classification=CLASSIFICATION)
+    (out_dir / "schema.json").write_text(json.dumps(schema, indent=2))
     results = {
         "task": TASK, "metric": CONFIG["metric"], "direction": CONFIG["direction"],
         "metrics": test_metrics, "primary_metric": test_metrics.get(CONFIG["metric"]),

@@ -1,0 +1,61 @@
+"""Knowledge-base model keys -> scikit-learn-compatible estimators, for the generated training scripts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CLASSIFICATION_TASKS = {"tabular_classification", "text_classification"}
+# models whose inputs the preprocessor standardises (distance- or penalty-based)
+SCALED_MODELS = {"logistic_regression", "ridge", "kmeans", "gaussian_mixture", "birch"}
+
+
+def make_estimator(key: str, params: dict, *, task: str, seed: int = 0, n_jobs: int = 1):
+    """The unfitted estimator for a knowledge-base model key with these hyperparameters. For regression,
+    `log_target=True` fits on log1p of the target and predicts back on its scale."""
+    params = dict(params)
+    classification = task in CLASSIFICATION_TASKS
+    if task == "tabular_regression":
+        log_target = params.pop("log_target", False)
+    if key == "lightgbm":
+        import lightgbm as lgb
+        cls = lgb.LGBMClassifier if classification else lgb.LGBMRegressor
+        if params.get("subsample", 1.0) < 1.0:
+            params["subsample_freq"] = 1
+        est = cls(random_state=seed, n_jobs=n_jobs, verbosity=-1, **params)
+    elif key == "hist_gradient_boosting":
+        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+        cls = HistGradientBoostingClassifier if classification else HistGradientBoostingRegressor
+        est = cls(random_state=seed, **params)
+    elif key in {"random_forest", "extra_trees"}:
+        from sklearn import ensemble
+        name = ("RandomForest" if key == "random_forest" else "ExtraTrees") + ("Classifier" if classification else "Regressor")
+        if not classification:
+            params.pop("class_weight", None)
+        est = getattr(ensemble, name)(random_state=seed, n_jobs=n_jobs, **params)
+    elif key in {"logistic_regression", "tfidf_logistic_regression", "minilm_logistic_regression"}:
+        from sklearn.linear_model import LogisticRegression
+        est = LogisticRegression(max_iter=2000, **params)
+    elif key == "tfidf_linear_svm":
+        from sklearn.svm import LinearSVC
+        est = LinearSVC(**params)
+    elif key == "tfidf_complement_nb":
+        from sklearn.naive_bayes import ComplementNB
+        est = ComplementNB(**params)
+    elif key == "ridge":
+        from sklearn.linear_model import Ridge
+        est = Ridge(**params)
+    elif key == "kmeans":
+        from sklearn.cluster import KMeans
+        est = KMeans(random_state=seed, n_init=10, **params)
+    elif key == "gaussian_mixture":
+        from sklearn.mixture import GaussianMixture
+        est = GaussianMixture(random_state=seed, **params)
+    elif key == "birch":
+        from sklearn.cluster import Birch
+        est = Birch(**params)
+    else:
+        raise ValueError(f"unknown model key {key!r}")
+    if task == "tabular_regression" and log_target:
+        from sklearn.compose import TransformedTargetRegressor
+        est = TransformedTargetRegressor(regressor=est, func=np.log1p, inverse_func=np.expm1)
+    return est
