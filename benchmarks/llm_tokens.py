@@ -29,6 +29,24 @@ STAGES = {  # agent step -> the flow stage it belongs to
 }
 
 
+def full_script_tokens(record: dict, workdir: Path) -> int | None:
+    """Tokens of the delivered script written out whole as the LLM reads it (JSON-escaped), at the code step's own
+    measured tokens-per-character of its prompt."""
+    from automl_agent.agents.brains.llm import compact_schema
+    from automl_agent.agents.contracts import GeneratedScript
+    from automl_agent.agents.operation_agent import prompt_view
+
+    code = record["llm"]["by_step"].get("operation.write_script")
+    prompts = sorted(workdir.glob("mlartifacts/*/artifacts/agents/*operation.write_script.prompt.md"))
+    script = Path(record.get("script_path") or "")
+    if not code or not prompts or not script.is_file():
+        return None
+    first_prompt_tokens = (code["prompt_tokens"] - code["repair_prompt_tokens"]) / code["calls"]
+    schema_chars = len(json.dumps(compact_schema(GeneratedScript.model_json_schema()), separators=(",", ":")))
+    per_char = first_prompt_tokens / (len(prompts[0].read_text()) + schema_chars)
+    return round(per_char * len(json.dumps({"source": prompt_view(script.read_text())})))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm", default="gguf:gemma3-270m")
@@ -43,10 +61,11 @@ def main() -> int:
                                "--plans", str(args.plans), "--budget", str(args.budget), "--prefect", "ephemeral",
                                "--code-attempts", str(args.code_attempts), "--json", "--quiet"],
                               capture_output=True, text=True)
-    if not proc.stdout.strip().startswith("{"):
-        print(proc.stderr[-3000:], file=sys.stderr)
-        return 1
-    record = json.loads(proc.stdout)
+        if not proc.stdout.strip().startswith("{"):
+            print(proc.stderr[-3000:], file=sys.stderr)
+            return 1
+        record = json.loads(proc.stdout)
+        script_tokens = full_script_tokens(record, Path(tmp))
     price_in, price_out = PRICES_PER_MTOK[REFERENCE_MODEL]
     rows: dict[str, dict[str, float]] = {}
     keys = ("calls", "prompt_tokens", "completion_tokens", "repair_prompt_tokens", "repair_completion_tokens")
@@ -72,6 +91,15 @@ def main() -> int:
                   f"= {total / PAPER_COST_USD:.0%} of it; without the repair rounds the tiny model needed (what a model "
                   f"that answers in valid JSON at once pays): ${first_total:.4f} = {first_total / PAPER_COST_USD:.0%} "
                   f"(target: at most 60 %)."]
+    if script_tokens:
+        code = record["llm"]["by_step"]["operation.write_script"]
+        first_completion = code["completion_tokens"] - code["repair_completion_tokens"]
+        projected = first_total + (code["calls"] * script_tokens - first_completion) * price_out / 1e6
+        lines += ["", f"The tiny model's code answers are short. A model that writes the whole script back emits about "
+                      f"{script_tokens} completion tokens per code attempt; with {code['calls']} such attempt(s) and "
+                      f"every other step valid at the first try, this run would cost ${projected:.4f} = "
+                      f"{projected / PAPER_COST_USD:.0%} of the paper's (an upper bound: the edits format pays only "
+                      f"for the changed lines)."]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "llm_tokens.json").write_text(json.dumps({"llm": record["llm"], "status": record["status"],

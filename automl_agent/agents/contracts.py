@@ -7,7 +7,7 @@ from pathlib import Path
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Contract(BaseModel):
@@ -297,6 +297,21 @@ class ManagerOpinion(Contract):
     reason: str
 
 
+class ScriptEdit(Contract):
+    find: str = Field(description="an exact excerpt of the skeleton as shown, found once in it")
+    replace: str = Field(description="what the excerpt becomes")
+
+
 class GeneratedScript(Contract):
-    source: str = Field(description="the complete Python training script")
+    """The operation agent's script: written out whole, or as edits to the skeleton it was shown (fewer tokens
+    when a few changes implement the plan)."""
+
+    source: str = Field(default="", description="the complete Python training script; empty when you give edits")
+    edits: list[ScriptEdit] = Field(default_factory=list, description="changes to the skeleton, applied in order")
     notes: str = ""
+
+    @model_validator(mode="after")
+    def _says_what_the_script_is(self):
+        if not self.source.strip() and not self.edits:
+            raise ValueError("give the complete script in 'source' or at least one edit of the skeleton in 'edits'")
+        return self

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .brains.base import AgentStep, RecordingBrain
-from .contracts import GeneratedScript, PipelineScript, PlanOutcome, RequirementSpec
+from .contracts import GeneratedScript, PipelineScript, PlanOutcome, RequirementSpec, ScriptEdit
 
 SKELETONS = Path(__file__).resolve().parents[1] / "skeletons"
 _CONFIG_LINE = "CONFIG: dict = {}  # filled in by the operation agent"
@@ -70,6 +70,20 @@ def prompt_view(source: str) -> str:
     return ast.unparse(tree) + "\n"
 
 
+def apply_edits(base: str, edits: list[ScriptEdit]) -> tuple[str, list[str]]:
+    """The skeleton with the model's edits applied in order; an edit whose excerpt is not found exactly once is a
+    problem (fed back to the model), never a guess."""
+    problems = []
+    for number, edit in enumerate(edits, 1):
+        found = base.count(edit.find) if edit.find else 0
+        if found != 1:
+            problems.append(f"edit {number}: its 'find' text occurs {found} times in the skeleton; "
+                            "it must be an exact excerpt that occurs once")
+            continue
+        base = base.replace(edit.find, edit.replace, 1)
+    return base, problems
+
+
 def static_problems(source: str) -> list[str]:
     problems = []
     try:
@@ -118,19 +132,21 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     else:
         from .manager import outcome_summary
 
+        shown = prompt_view(reference)
         answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
             "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error},
             # the skeleton's CONFIG already holds the search spaces
-            views={"outcome": outcome_summary(outcome), "skeleton": prompt_view(reference)}))
-        problems = static_problems(answer.source)
-        source = reference if problems else answer.source
+            views={"outcome": outcome_summary(outcome), "skeleton": shown}))
+        written, problems = (answer.source, []) if answer.source.strip() else apply_edits(shown, answer.edits)
+        problems = problems or static_problems(written)
+        source = reference if problems else written
         # the offline brain's answer is the rendered skeleton itself; an LLM that echoes it back still gets the credit
         author = SKELETON_AUTHOR if problems or not llm_author else script_backend(brain)
     path = script_path(run_dir, version, attempt, fallback=author == SKELETON_AUTHOR and llm_author)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(source)
     if problems:  # keep what the brain wrote, next to the script that replaced it
-        script_path(run_dir, version, attempt, fallback=False).with_suffix(".rejected.py").write_text(answer.source)
+        script_path(run_dir, version, attempt, fallback=False).with_suffix(".rejected.py").write_text(written)
     return PipelineScript(version=version, path=str(path), source=source, author=author, attempt=attempt), problems
 
 

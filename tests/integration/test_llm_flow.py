@@ -20,7 +20,8 @@ BROKEN = ("import json\nraise RuntimeError('boom: the model wrote a bug')\n"
 
 
 class CodingModel:
-    """Writes a broken script first, then, shown the error, the skeleton it was given; answers nothing else well."""
+    """Writes a broken script first, then, shown the error, edits the skeleton it was given; answers nothing else
+    well."""
 
     def __init__(self):
         self.script_requests: list[str] = []
@@ -32,8 +33,9 @@ class CodingModel:
         self.script_requests.append(first_user)
         if len(self.script_requests) == 1:
             return json.dumps({"source": BROKEN, "notes": "first try"})
-        skeleton = re.search(r"```python\n(.*)\n```", first_user, flags=re.DOTALL).group(1)
-        return json.dumps({"source": skeleton, "notes": "fixed after the error"})
+        # the fix comes as an edit of the skeleton it was shown, not the whole script written out again
+        assert "'cv_folds': 3" in re.search(r"```python\n(.*)\n```", first_user, flags=re.DOTALL).group(1)
+        return json.dumps({"edits": [{"find": "'cv_folds': 3", "replace": "'cv_folds': 2"}], "notes": "fixed"})
 
 
 def test_llm_writes_the_script_and_fixes_it_from_the_error(run_cli, small_churn, monkeypatch, workdir):
@@ -50,6 +52,7 @@ def test_llm_writes_the_script_and_fixes_it_from_the_error(run_cli, small_churn,
     assert "boom" in (workdir / "runs" / record.run_id / "attempt_v1" / "train_v1.log").read_text()
     assert len(model.script_requests) == 2 and "boom" in model.script_requests[1]  # the error went back to the model
     assert (scripts / "train_v1.py").read_text() == BROKEN  # every attempt's script is kept
+    assert "'cv_folds': 2" in Path(record.script_path).read_text()  # the second attempt: the skeleton, edited
     meta = MlflowClient(record.mlflow_tracking_uri)
     artifacts = {a.path for a in meta.list_artifacts(record.mlflow_run_id, "scripts")}
     assert {"scripts/train_v1.py", "scripts/train_v1_a2.py", "scripts/train_v1.log", "scripts/train_v1_a2.log"} <= artifacts

@@ -96,3 +96,28 @@ def test_every_tabular_and_text_model_of_the_knowledge_base_builds_from_its_defa
             assert hasattr(estimator, "fit"), (task, key)
     with pytest.raises(ValueError, match="unknown model key"):
         make_estimator("no_such_model", {}, task="tabular_classification")
+
+
+def test_edits_apply_in_order_and_an_ambiguous_or_missing_excerpt_is_fed_back():
+    from automl_agent.agents.contracts import ScriptEdit
+    from automl_agent.agents.operation_agent import apply_edits
+
+    base = "a = 1\nb = 2\nc = a + b\n"
+    edited, problems = apply_edits(base, [ScriptEdit(find="b = 2", replace="b = 3"), ScriptEdit(find="b = 3", replace="b = 4")])
+    assert edited == "a = 1\nb = 4\nc = a + b\n" and problems == []
+    edited, problems = apply_edits(base, [ScriptEdit(find="= ", replace="="), ScriptEdit(find="d = 4", replace=""),
+                                          ScriptEdit(find="c = a + b", replace="c = a * b")])
+    assert edited == "a = 1\nb = 2\nc = a * b\n"
+    assert [p.split(":")[0] for p in problems] == ["edit 1", "edit 2"]
+    assert "occurs 3 times" in problems[0] and "occurs 0 times" in problems[1]
+
+
+def test_a_script_answer_must_say_what_the_script_is():
+    import pytest
+    from pydantic import ValidationError
+
+    from automl_agent.agents.contracts import GeneratedScript
+
+    with pytest.raises(ValidationError, match="complete script"):
+        GeneratedScript.model_validate_json('{"source": "  ", "notes": "nothing"}')
+    assert GeneratedScript.model_validate_json('{"edits": [{"find": "x", "replace": "y"}]}').edits[0].replace == "y"

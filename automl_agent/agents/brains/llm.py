@@ -39,7 +39,7 @@ def compact_schema(node):
     return node
 
 
-def bound_strings(schema: dict, max_length: int, long_fields: frozenset[str] = frozenset({"source"}),
+def bound_strings(schema: dict, max_length: int, long_fields: frozenset[str] = frozenset({"source", "replace"}),
                   max_items: int = 12) -> dict:
     """A copy of a JSON schema whose free-text fields have a maxLength and lists a maxItems. llama.cpp turns the
     schema into a grammar, so a small model cannot loop inside a string or a list until it runs out of tokens."""
