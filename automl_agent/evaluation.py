@@ -1,7 +1,7 @@
 """What a training script measures about its model: test metrics, serving latency, parameter count, serving schema.
 
-Imported by the generated training scripts, so that the numbers the verification stage checks come from one
-trusted implementation, and so that the skeleton the LLM must read and write back stays short."""
+Imported by the generated training scripts, so that every script measures the same way with one tested
+implementation, and so that the skeleton the LLM must read and write back stays short."""
 
 from __future__ import annotations
 

@@ -54,8 +54,11 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=20)
     parser.add_argument("--code-attempts", type=int, default=2)
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    parser.add_argument("--keep", metavar="DIR", help="run in this workspace and keep it (prompts and answers are in "
+                                                     "its mlartifacts/*/artifacts/agents)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
         proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", tmp, "run", INSTRUCTION, "--data",
                                str(ROOT / "automl_agent" / "datasets" / "churn.csv"), "--llm", args.llm,
                                "--plans", str(args.plans), "--budget", str(args.budget), "--prefect", "ephemeral",

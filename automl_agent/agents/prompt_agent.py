@@ -48,6 +48,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         dataset.target = rules.dataset.target
 
     task = problem.downstream_task
+    if task != TaskType.tabular_clustering and dataset.target is None and rules.dataset.target is not None:
+        # settle the target first: whether the task fits the data depends on the column it predicts
+        dataset.target = rules.dataset.target
+        notes.append(f"no target given; using {dataset.target!r}")
     if target_override is not None:
         expected = infer_task(instruction, profile, target_override)
     else:

@@ -38,3 +38,16 @@ def test_unknown_models_and_broken_search_spaces_fall_back_to_the_knowledge_base
     proposal = model_agent.propose(brain, spec, plan, analysis, top_k=3)
     assert [c.model for c in proposal.candidates] == ["lightgbm"]
     assert proposal.candidates[0].search_space["num_leaves"]["low"] < proposal.candidates[0].search_space["num_leaves"]["high"]
+
+
+def test_a_task_chosen_without_a_target_is_judged_on_the_target_that_will_be_used(churn_frame):
+    """A weak model once answered text_classification with no target for the churn table: with no target named,
+    the task looked as if it fitted, and the run trained a text pipeline on a table."""
+    profile = profile_table(churn_frame, "churn.csv")
+    answer = {"problem": {"downstream_task": "text_classification", "metric": "accuracy"}, "dataset": {"target": None}}
+    brain = RecordingBrain(ScriptedBrain({"prompt.parse_instruction": [answer]}), Transcript())
+    spec, notes = prompt_agent.parse_instruction(brain, "Build a model to predict customer churn.", profile)
+    assert spec.dataset.target == "churn"
+    assert spec.problem.downstream_task == TaskType.tabular_classification
+    assert "no target given; using 'churn'" in notes
+    assert any(n.startswith("task text_classification does not fit the data") for n in notes)
