@@ -13,7 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class ChatServer:
     def __init__(self, replies: list[str], refuse_json_schema: bool = False, fail_first_with: int | None = None,
                  route=None):
-        """`route(request_body)` may answer a request itself (return a string) or leave it to the queue (None)."""
+        """`route(request_body)` may answer a request itself (return a string) or leave it to the queue (None).
+        A reply given as (content, finish_reason) sets the finish reason ("length": cut off at the token limit)."""
         self.route = route
         self.replies = deque(replies)
         self.requests: list[dict] = []
@@ -36,9 +37,10 @@ class ChatServer:
                     return self._send(400, {"error": {"message": "response_format json_schema unsupported", "type": "invalid_request_error"}})
                 routed = server.route(body) if server.route else None
                 content = routed if routed is not None else (server.replies.popleft() if server.replies else "{}")
+                content, finish = content if isinstance(content, tuple) else (content, "stop")
                 self._send(200, {
                     "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+                    "choices": [{"index": 0, "finish_reason": finish, "message": {"role": "assistant", "content": content}}],
                     "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
                 })
 

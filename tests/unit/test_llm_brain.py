@@ -53,3 +53,14 @@ def test_a_step_that_stays_invalid_fails_clearly_and_the_offline_rules_answer():
         verdict, usage = guarded.answer(STEP)
     assert verdict.ok and guarded.fallbacks
     assert (usage.prompt_tokens, usage.repair_prompt_tokens) == (200, 100)  # both failed tries count; one was a repair
+
+
+def test_an_answer_cut_off_at_the_token_limit_is_not_echoed_back_in_the_repair_round():
+    with ChatServer([('{"relevant": true, "ok": tr', "length"), GOOD]) as server:
+        verdict, usage = LLMBrain("tiny", base_url=server.base_url, api_key="x", max_retries=0).answer(STEP)
+    assert verdict.ok and usage.repair_prompt_tokens == 100
+    repair = server.requests[1]["messages"]
+    assert [m["role"] for m in repair] == ["system", "user", "user"] and "cut off" in repair[-1]["content"]
+    with ChatServer(['{"relevant": "maybe"}', GOOD]) as server:  # a complete but invalid answer is shown back
+        LLMBrain("tiny", base_url=server.base_url, api_key="x", max_retries=0).answer(STEP)
+    assert [m["role"] for m in server.requests[1]["messages"]] == ["system", "user", "assistant", "user"]

@@ -86,7 +86,8 @@ class LLMBrain:
         schema = output.model_json_schema()
         return bound_strings(schema, self.string_max_length) if self.string_max_length else schema
 
-    def _complete(self, messages: list[dict], output: type[BaseModel]) -> tuple[str, Usage]:
+    def _complete(self, messages: list[dict], output: type[BaseModel]) -> tuple[str, Usage, bool]:
+        """The answer's text, its usage, and whether it was cut off at the token limit."""
         from openai import BadRequestError
 
         schema_format = {"type": "json_schema", "json_schema": {"name": output.__name__, "schema": self._schema(output)}}
@@ -105,9 +106,10 @@ class LLMBrain:
                 continue
             if fmt is schema_format:
                 self.schema_supported = True
-            usage = response.usage
-            return (response.choices[0].message.content or "",
-                    Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
+            usage, choice = response.usage, response.choices[0]
+            return (choice.message.content or "",
+                    Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0),
+                    choice.finish_reason == "length")
         raise LLMStepError(f"the server refused every response format: {last}")
 
     def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
@@ -118,7 +120,7 @@ class LLMBrain:
         ]
         total = Usage()
         for attempt in range(2):
-            text, usage = self._complete(messages, step.output)
+            text, usage, cut_off = self._complete(messages, step.output)
             total.prompt_tokens += usage.prompt_tokens
             total.completion_tokens += usage.completion_tokens
             if attempt:
@@ -129,9 +131,14 @@ class LLMBrain:
             except ValidationError as exc:
                 if attempt == 1:
                     raise LLMStepError(f"{step.name}: no valid answer after one repair round: {str(exc)[:300]}", total) from exc
-                messages += [{"role": "assistant", "content": text},
-                             {"role": "user", "content": f"That answer does not match the schema: {exc}. "
-                                                         "Answer again with only the corrected JSON object."}]
+                if cut_off:  # echoing an unfinished answer back costs its tokens again and teaches nothing
+                    messages += [{"role": "user", "content": "Your answer was cut off at the token limit before the "
+                                                             "JSON object closed. Answer again, much shorter: only the "
+                                                             "required fields, no repetition."}]
+                else:
+                    messages += [{"role": "assistant", "content": text},
+                                 {"role": "user", "content": f"That answer does not match the schema: {exc}. "
+                                                             "Answer again with only the corrected JSON object."}]
         raise AssertionError("unreachable")
 
 
