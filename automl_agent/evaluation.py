@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -137,3 +138,12 @@ def tabular_schema(X_train: pd.DataFrame, y_train, *, task: str, target: str | N
     return {"task": task, "target": target, "columns": columns,
             "classes": [str(c) for c in sorted(pd.Series(y_train).unique())] if classification else None,
             "example": json.loads(X_train.head(3).to_json(orient="records"))}
+
+
+def write_results(results: dict, trials: list) -> None:
+    """results.json (with one line per finished Optuna trial) and the RESULT line the flow reads from stdout."""
+    results = {**results, "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value}
+                                     for t in trials]}
+    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
+    print("RESULT " + json.dumps({"metric": results["metric"], "value": results["primary_metric"],
+                                  "model": results["best_model"]}), flush=True)

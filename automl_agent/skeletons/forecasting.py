@@ -22,7 +22,7 @@ import optuna
 import pandas as pd
 from sklearn import metrics as skm
 
-from automl_agent.evaluation import time_requests
+from automl_agent.evaluation import time_requests, write_results
 from automl_agent.runtime import WindowForecaster, ordered_series, series_windows
 from automl_agent.search import enqueue_defaults, progress_printer, sample_params
 
@@ -154,10 +154,8 @@ def main() -> int:
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": model.n_parameters_,
         "n_train": int(len(train_data[0])), "n_test": int(len(test_data[0])),
         "total_seconds": round(time.perf_counter() - started, 2),
-        "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value} for t in completed],
     }
-    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
-    print("RESULT " + json.dumps({"metric": CONFIG["metric"], "value": results["primary_metric"], "model": key}), flush=True)
+    write_results(results, completed)
     return 0
 
 

@@ -21,7 +21,7 @@ import joblib
 import optuna
 
 from automl_agent.data.graph import load_graph, split_nodes
-from automl_agent.evaluation import time_requests
+from automl_agent.evaluation import time_requests, write_results
 from automl_agent.graph_model import GraphNodeClassifier
 from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
 
@@ -104,10 +104,8 @@ def main() -> int:
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": model.n_parameters_,
         "n_train": int(len(train)), "n_val": int(len(val)), "n_test": int(len(test)),
         "total_seconds": round(time.perf_counter() - started, 2),
-        "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value} for t in completed],
     }
-    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
-    print("RESULT " + json.dumps({"metric": metric, "value": results["primary_metric"], "model": key}), flush=True)
+    write_results(results, completed)
     return 0
 
 

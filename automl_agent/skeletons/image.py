@@ -21,7 +21,7 @@ import optuna
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from automl_agent.evaluation import time_requests
+from automl_agent.evaluation import time_requests, write_results
 from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64
 from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
 
@@ -127,10 +127,8 @@ def main() -> int:
         "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": model.n_parameters_,
         "n_train": int(len(X_train)), "n_test": int(len(X_test)), "total_seconds": round(time.perf_counter() - started, 2),
-        "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value} for t in completed],
     }
-    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
-    print("RESULT " + json.dumps({"metric": metric, "value": results["primary_metric"], "model": key}), flush=True)
+    write_results(results, completed)
     return 0
 
 

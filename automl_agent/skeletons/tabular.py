@@ -24,7 +24,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 
 from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
-                                     regression_metrics, tabular_schema, time_requests)
+                                     regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent.estimators import SCALED_MODELS, make_estimator
 from automl_agent.runtime import FrameEncoder, forget_embeddings
 from automl_agent.search import enqueue_defaults, progress_printer, sample_params
@@ -238,10 +238,8 @@ def main() -> int:
         "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": count_parameters(model),
         "n_train": int(len(X_train)), "n_test": int(len(X_test)), "total_seconds": round(time.perf_counter() - started, 2),
-        "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value} for t in completed],
     }
-    Path("results.json").write_text(json.dumps(results, indent=2, default=str))
-    print("RESULT " + json.dumps({"metric": CONFIG["metric"], "value": results["primary_metric"], "model": key}), flush=True)
+    write_results(results, completed)
     return 0
 
 
