@@ -32,6 +32,12 @@ def classification_metrics(y_true, y_pred, proba=None, pos_label=None) -> dict:
     return {k: float(v) for k, v in out.items()}
 
 
+def label_metrics(y_true, y_pred) -> dict:
+    """Accuracy, F1, precision and recall: binary on the last label for two classes, macro-averaged otherwise."""
+    labels = sorted(set(y_true))
+    return classification_metrics(y_true, y_pred, pos_label=labels[-1] if len(labels) <= 2 else None)
+
+
 def regression_metrics(y_true, y_pred) -> dict:
     """RMSE, MAE and R2; RMSLE when no truth is negative, MAPE when none is zero."""
     y_true = np.asarray(y_true, dtype=float)

@@ -1,6 +1,6 @@
-"""What the training-script skeletons share: sampling a candidate's space, trying each candidate's defaults first,
-one PROGRESS line per finished trial (the flow prints them as they come), and the label metrics of the image and
-graph skeletons."""
+"""What the training-script skeletons share: choosing a candidate and sampling its space, trying each candidate's
+defaults first, a time limit per trial, and one PROGRESS line per finished trial (the flow prints them as they
+come)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import time
 from typing import Callable
 
 import optuna
-from sklearn import metrics as skm
 
 
 def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
@@ -25,6 +24,18 @@ def sample_params(trial: optuna.Trial, key: str, space: dict) -> dict:
             choices = spec["choices"]
             params[name] = choices[trial.suggest_categorical(label, list(range(len(choices))))]
     return params
+
+
+def suggest_candidate(trial: optuna.Trial, candidates: list[dict]) -> tuple[dict, dict]:
+    """The candidate this trial tries (by its index, as `default_trial` enqueues it) and a point of its space."""
+    candidate = candidates[trial.suggest_categorical("model", list(range(len(candidates))))]
+    return candidate, sample_params(trial, candidate["model"], candidate["search_space"])
+
+
+def trial_time_limit(budget_s: float, search_started: float) -> float:
+    """Seconds one trial may train: what is left of the budget, but never more than half of it, so that no single
+    trial takes the whole budget and the other candidates get their turn (at least 5 s)."""
+    return max(5.0, min(budget_s / 2, budget_s - (time.perf_counter() - search_started)))
 
 
 def default_trial(index: int, key: str, candidate: dict) -> dict:
@@ -57,13 +68,3 @@ def progress_printer(started: float) -> Callable[[optuna.Study, optuna.trial.Fro
         }), flush=True)
     return report
 
-
-def label_metrics(y_true, y_pred) -> dict:
-    """Accuracy, F1, precision and recall: binary on the last label for two classes, macro-averaged otherwise."""
-    binary = len(set(y_true)) <= 2
-    kwargs = {"average": "binary" if binary else "macro", "zero_division": 0}
-    if binary:
-        kwargs["pos_label"] = sorted(set(y_true))[-1]
-    return {"accuracy": float(skm.accuracy_score(y_true, y_pred)), "f1": float(skm.f1_score(y_true, y_pred, **kwargs)),
-            "precision": float(skm.precision_score(y_true, y_pred, **kwargs)),
-            "recall": float(skm.recall_score(y_true, y_pred, **kwargs))}

@@ -24,7 +24,7 @@ from sklearn import metrics as skm
 
 from automl_agent.evaluation import time_requests, write_results
 from automl_agent.runtime import WindowForecaster, ordered_series, series_windows
-from automl_agent.search import enqueue_defaults, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -82,13 +82,11 @@ def forecast_metrics(truth: np.ndarray, predicted: np.ndarray) -> dict:
 
 def run_search(fit_data, val_data, history, horizon, season):
     candidates = CONFIG["candidates"]
-    keys = [c["model"] for c in candidates]
-    by_key = {c["model"]: c for c in candidates}
     metric = CONFIG["metric"]
 
     def objective(trial: optuna.Trial) -> float:
-        key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
-        params = sample_params(trial, key, by_key[key]["search_space"])
+        candidate, params = suggest_candidate(trial, candidates)
+        key = candidate["model"]
         model = make_model(key, params, history, horizon, season).fit(*fit_data)
         score = forecast_metrics(val_data[1], model.predict(val_data[0])).get(metric)
         trial.set_user_attr("model_key", key)

@@ -21,9 +21,9 @@ import joblib
 import optuna
 
 from automl_agent.data.graph import load_graph, split_nodes
-from automl_agent.evaluation import time_requests, write_results
+from automl_agent.evaluation import label_metrics, time_requests, write_results
 from automl_agent.graph_model import GraphNodeClassifier
-from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -45,18 +45,16 @@ def main() -> int:
     print(f"{graph.n_nodes} nodes, {graph.edges.shape[1] // 2} edges, {graph.features.shape[1]} features; "
           f"{len(train)} train / {len(val)} validation / {len(test)} test nodes ({split_source})", flush=True)
     candidates = CONFIG["candidates"]
-    keys = [c["model"] for c in candidates]
-    by_key = {c["model"]: c for c in candidates}
     metric = CONFIG["metric"]
     budget = CONFIG["hpo_budget_s"]
     search_started = time.perf_counter()
     best_so_far: dict = {"score": float("-inf")}  # the best trial's model is the one delivered: no second fit
 
     def objective(trial: optuna.Trial) -> float:
-        key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
-        fixed = {k: v for k, v in by_key[key]["hyperparameters"].items() if k in SETTABLE}
-        params = {**fixed, **sample_params(trial, key, by_key[key]["search_space"])}
-        remaining = max(5.0, min(budget / 2, budget - (time.perf_counter() - search_started)))
+        candidate, sampled = suggest_candidate(trial, candidates)
+        key = candidate["model"]
+        params = {**{k: v for k, v in candidate["hyperparameters"].items() if k in SETTABLE}, **sampled}
+        remaining = trial_time_limit(budget, search_started)
         t0 = time.perf_counter()
         model = GraphNodeClassifier(kind=key, node_column=graph.node_column, seed=SEED, time_limit_s=remaining,
                                     **params).fit(graph, train, val)

@@ -21,9 +21,9 @@ import optuna
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from automl_agent.evaluation import time_requests, write_results
+from automl_agent.evaluation import label_metrics, time_requests, write_results
 from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64
-from automl_agent.search import enqueue_defaults, label_metrics, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -72,18 +72,15 @@ def main() -> int:
     X_fit, X_val, y_fit, y_val = train_test_split(X_train, y_train, test_size=0.2, random_state=SEED,
                                                   stratify=y_train if stratify is not None else None)
     candidates = CONFIG["candidates"]
-    keys = [c["model"] for c in candidates]
-    by_key = {c["model"]: c for c in candidates}
     metric = CONFIG["metric"]
     budget = CONFIG["hpo_budget_s"]
     search_started = time.perf_counter()
 
     def objective(trial: optuna.Trial) -> float:
-        key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
-        params = sample_params(trial, key, by_key[key]["search_space"])
-        # no single trial may take the whole budget: the other candidates get their turn
-        remaining = max(5.0, min(budget / 2, budget - (time.perf_counter() - search_started)))
-        model = make_model(key, params, size, channels, base_dir, time_limit=remaining).fit(X_fit, y_fit)
+        candidate, params = suggest_candidate(trial, candidates)
+        key = candidate["model"]
+        model = make_model(key, params, size, channels, base_dir,
+                           time_limit=trial_time_limit(budget, search_started)).fit(X_fit, y_fit)
         trial.set_user_attr("model_key", key)
         trial.set_user_attr("params", params)
         return label_metrics(y_val.to_numpy(), model.predict(X_val)).get(metric, 0.0)

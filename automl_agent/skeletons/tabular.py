@@ -27,7 +27,7 @@ from automl_agent.evaluation import (best_threshold, classification_metrics, clu
                                      regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent.estimators import SCALED_MODELS, make_estimator
 from automl_agent.runtime import FrameEncoder, forget_embeddings
-from automl_agent.search import enqueue_defaults, progress_printer, sample_params
+from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -133,16 +133,14 @@ def supervised_score(key: str, params: dict, X, y, splits, pos_label, tune_thres
 
 def run_search(X_train, y_train, pos_label):
     candidates = CONFIG["candidates"]
-    keys = [c["model"] for c in candidates]
-    by_key = {c["model"]: c for c in candidates}
     direction = CONFIG["direction"]
     tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
     splits = cv_splits(X_train, y_train) if TASK != "tabular_clustering" else None
     sample = X_train.sample(min(len(X_train), 3000), random_state=SEED) if TASK == "tabular_clustering" else None
 
     def objective(trial: optuna.Trial) -> float:
-        key = keys[trial.suggest_categorical("model", list(range(len(keys))))]
-        params = sample_params(trial, key, by_key[key]["search_space"])
+        candidate, params = suggest_candidate(trial, candidates)
+        key = candidate["model"]
         params.update(fixed_params(key, params))
         if TASK == "tabular_clustering":
             pipe = make_pipeline(key, params)

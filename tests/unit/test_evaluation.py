@@ -56,3 +56,32 @@ def test_parameters_and_schema_of_a_fitted_table_model():
     assert (x["min"], x["max"], x["integer"]) == (1.0, 6.0, True)
     assert colour["levels"][0] == "r" and colour["mode"] == "r"
     assert schema["classes"] == ["a", "b"] and schema["example"][0] == {"x": 1, "colour": "r"}
+
+
+def test_label_metrics_are_binary_on_the_last_label_and_macro_for_more_classes():
+    binary = evaluation.label_metrics(["no", "yes", "yes", "no"], ["no", "yes", "no", "no"])
+    assert binary == evaluation.classification_metrics(["no", "yes", "yes", "no"], ["no", "yes", "no", "no"],
+                                                       pos_label="yes")
+    assert binary["recall"] == 0.5 and "roc_auc" not in binary
+    assert evaluation.label_metrics(["a", "b", "c"], ["a", "b", "b"])["f1"] == pytest.approx((1 + 2 / 3 + 0) / 3)
+
+
+def test_an_enqueued_default_trial_tries_that_candidate_with_its_defaults():
+    import optuna
+
+    from automl_agent.search import enqueue_defaults, suggest_candidate, trial_time_limit
+
+    candidates = [{"model": "a", "hyperparameters": {"x": 3}, "search_space": {"x": {"type": "int", "low": 1, "high": 9}}},
+                  {"model": "b", "hyperparameters": {"c": "q"},
+                   "search_space": {"c": {"type": "categorical", "choices": ["p", "q"]}}}]
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    enqueue_defaults(study, candidates, first=("b",))
+    tried = []
+    study.optimize(lambda trial: tried.append(suggest_candidate(trial, candidates)) or 0.0, n_trials=4)
+    assert [(c["model"], p) for c, p in tried[:2]] == [("b", {"c": "q"}), ("a", {"x": 3})]
+    assert all(c in candidates and set(p) == set(c["search_space"]) for c, p in tried)
+    import time
+    now = time.perf_counter()
+    assert trial_time_limit(60.0, now) == pytest.approx(30.0, abs=0.1)
+    assert trial_time_limit(60.0, now - 50) == pytest.approx(10.0, abs=0.1)
+    assert trial_time_limit(60.0, now - 70) == 5.0
