@@ -32,7 +32,7 @@ STAGES = {  # agent step -> the flow stage it belongs to
 def full_script_tokens(record: dict, workdir: Path) -> int | None:
     """Tokens of the delivered script written out whole as the LLM reads it (JSON-escaped), at the code step's own
     measured tokens-per-character of its prompt."""
-    from automl_agent.agents.brains.llm import compact_schema
+    from automl_agent.agents.brains.llm import schema_text
     from automl_agent.agents.contracts import GeneratedScript
     from automl_agent.agents.operation_agent import prompt_view
 
@@ -42,8 +42,7 @@ def full_script_tokens(record: dict, workdir: Path) -> int | None:
     if not code or not prompts or not script.is_file():
         return None
     first_prompt_tokens = (code["prompt_tokens"] - code["repair_prompt_tokens"]) / code["calls"]
-    schema_chars = len(json.dumps(compact_schema(GeneratedScript.model_json_schema()), separators=(",", ":")))
-    per_char = first_prompt_tokens / (len(prompts[0].read_text()) + schema_chars)
+    per_char = first_prompt_tokens / (len(prompts[0].read_text()) + len(schema_text(GeneratedScript)))
     return round(per_char * len(json.dumps({"source": prompt_view(script.read_text())})))
 
 

@@ -25,7 +25,7 @@ from sklearn.pipeline import Pipeline
 
 from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
                                      regression_metrics, tabular_schema, time_requests, write_results)
-from automl_agent.estimators import SCALED_MODELS, make_estimator
+from automl_agent.estimators import CLASSIFICATION_TASKS, SCALED_MODELS, make_estimator
 from automl_agent.runtime import FrameEncoder, forget_embeddings
 from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
 
@@ -37,7 +37,7 @@ CONFIG: dict = {}  # filled in by the operation agent
 TASK = CONFIG["task"]
 SEED = CONFIG.get("seed", 0)
 N_JOBS = CONFIG.get("n_jobs") or os.cpu_count() or 1
-CLASSIFICATION = TASK in ("tabular_classification", "text_classification")
+CLASSIFICATION = TASK in CLASSIFICATION_TASKS
 TEXT = list(CONFIG.get("text") or [])  # free-text columns (text classification)
 
 

@@ -39,6 +39,11 @@ def compact_schema(node):
     return node
 
 
+def schema_text(output: type[BaseModel]) -> str:
+    """The answer's JSON schema as the system prompt shows it: compact, on one line."""
+    return json.dumps(compact_schema(output.model_json_schema()), separators=(",", ":"))
+
+
 def bound_strings(schema: dict, max_length: int, long_fields: frozenset[str] = frozenset({"source", "replace"}),
                   max_items: int = 12) -> dict:
     """A copy of a JSON schema whose free-text fields have a maxLength and lists a maxItems. llama.cpp turns the
@@ -113,7 +118,7 @@ class LLMBrain:
         raise LLMStepError(f"the server refused every response format: {last}")
 
     def answer(self, step: AgentStep) -> tuple[BaseModel, Usage]:
-        schema = json.dumps(compact_schema(step.output.model_json_schema()), separators=(",", ":"))
+        schema = schema_text(step.output)
         messages = [
             {"role": "system", "content": step.system_prompt() + f"\n\nJSON schema of your answer:\n{schema}"},
             {"role": "user", "content": step.user_prompt()},
