@@ -11,7 +11,7 @@ import warnings
 from pathlib import Path
 
 from .errors import UserFacingError
-from .settings import RunOptions, configure_environment
+from .settings import RunOptions, configure_environment, default_tracking_uri
 
 EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2, 2
 
@@ -21,9 +21,16 @@ EXAMPLES = """examples:
   automl-agent run "Cluster these wines into 3 groups" --data wine.csv --target cultivar
   automl-agent runs
   automl-agent bench --suite dev --quick     # the benchmark suite, scored as the paper does, next to FLAML
-  automl-agent server status                 # the workspace's Prefect UI (started by `run`, stops when idle)
+  automl-agent server status                 # your Prefect UI (started by `run`, shared by all workspaces, stops when idle)
   automl-agent serve RUN_ID --port 3000      # then: curl -X POST localhost:3000/predict -H 'content-type: application/json' -d '{"records": [...]}'
   automl-agent demo RUN_ID --port 7860
+
+team platform (the same commands point at a team's servers through PREFECT_API_URL and MLFLOW_TRACKING_URI):
+  automl-agent stack up                      # Prefect server + UI, MLflow server, a worker per pool (cpu, gpu)
+  automl-agent deploy                        # deployments automl-agent/run, automl-agent-bench/nightly, training
+  prefect deployment run 'automl-agent/run' -p instruction="Predict churn" -p data=/abs/path/churn.csv
+  automl-agent serve models:/churn-tabular_classification@champion --port 3000
+  automl-agent stack down
 """
 
 
@@ -32,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="automl-agent", description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", default=os.environ.get("AUTOML_AGENT_WORKDIR", ".automl"),
                         help="workspace folder: runs, MLflow store, bentos (default: .automl in the current directory)")
+    parser.add_argument("--tracking-uri", default=None, metavar="URI",
+                        help="MLflow tracking server or store for runs, artifacts, prompts, traces and the model "
+                             "registry (default: MLFLOW_TRACKING_URI, else sqlite in the workspace)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the whole pipeline on an instruction and a data file",
@@ -61,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the training sandbox (default 8192)")
     run.add_argument("--model-name", help="registered model name (default: <data file>-<task>)")
     run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
+    run.add_argument("--training-pool", default=os.environ.get("AUTOML_AGENT_TRAINING_POOL") or None, metavar="POOL",
+                     help="train the generated script as a flow run on this Prefect work pool (e.g. gpu; needs "
+                          "`automl-agent deploy` on that server) instead of a local subprocess")
+    run.add_argument("--tracking-uri", default=argparse.SUPPRESS, metavar="URI", help="as the global --tracking-uri")
     run.add_argument("--prefect", default=None, metavar="MODE",
                      help="Prefect API: 'workspace' (default: a server for this workspace, started once in the background "
                           "and reused; it serves the Prefect UI), 'ephemeral' (a temporary in-process server per command, "
@@ -86,18 +100,39 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--no-baseline", action="store_true", help="skip the conventional baseline")
     bench.add_argument("--prefect", default=None, metavar="MODE", help="as for `run`")
 
-    server = sub.add_parser("server", help="the workspace's Prefect server (UI and API): start, stop or show it",
-                            description="`automl-agent run` starts this server on first use; it stops after --idle-minutes "
-                                        "without a command using it.")
+    server = sub.add_parser("server", help="your Prefect server (UI and API): start, stop or show it",
+                            description="`automl-agent run` starts this server on first use (one per user, shared by "
+                                        "every workspace); it stops after --idle-minutes without a command using it.")
     server.add_argument("action", choices=["start", "stop", "status"])
     server.add_argument("--idle-minutes", type=float, default=None,
                         help="stop after this many idle minutes (default 60; 0 = never)")
 
+    stack = sub.add_parser("stack", help="the team stack on this machine: Prefect server + UI, MLflow server, workers",
+                           description="up: start the Prefect server (with its UI), an MLflow tracking server (model "
+                                       "registry, artifacts served) and one Prefect worker per work pool, wait until "
+                                       "all are healthy and print what to export. status: check each part. down: stop "
+                                       "the workers, then the servers; nothing is left running.")
+    stack.add_argument("action", choices=["up", "status", "down"])
+    stack.add_argument("--json", action="store_true", help="status as JSON")
+    stack.add_argument("--mlflow-port", type=int, default=None, help="MLflow server port (default: a free one)")
+    stack.add_argument("--prefect-port", type=int, default=None, help="Prefect server port (default: a free one)")
+
+    deploy = sub.add_parser("deploy", help="register the deployments on the Prefect server PREFECT_API_URL names",
+                            description="Creates the work pools (cpu, gpu) if missing, the GPU slot limit "
+                                        "(automl-agent-gpu-slots) and the deployments automl-agent/run, "
+                                        "automl-agent-bench/nightly (scheduled, paused) and automl-agent-train/<pool>.")
+    deploy.add_argument("--run-pool", default="cpu", help="pool whose workers run the automl flow (default cpu)")
+    deploy.add_argument("--training-pools", default="cpu,gpu", help="pools that get a training deployment (default cpu,gpu)")
+    deploy.add_argument("--gpu-slots", type=int, default=1, help="trainings the gpu pool runs at once (default 1)")
+
     show = sub.add_parser("show", help="print a run's run.json")
     show.add_argument("run_id")
 
-    serve = sub.add_parser("serve", help="serve a run's model over HTTP with BentoML (POST /predict)")
-    serve.add_argument("run_id")
+    serve = sub.add_parser("serve", help="serve a model over HTTP with BentoML (POST /predict): a run's, or a "
+                                         "registered version (models:/NAME@ALIAS or models:/NAME/VERSION)")
+    serve.add_argument("run_id", metavar="RUN_ID|MODEL_URI",
+                       help="a run id of this workspace, or models:/NAME@champion: the version the alias points at now, "
+                            "from the tracking server's registry (a bento is built for it once, then reused)")
     serve.add_argument("--port", type=int, default=3000)
     serve.add_argument("--host", default="127.0.0.1")
 
@@ -128,7 +163,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              budget_s=args.budget, n_plans=args.plans, top_k=args.top_k, max_revisions=args.max_revisions,
                              llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
                              code_attempts=args.code_attempts,
-                             memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id)
+                             memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id,
+                             tracking_uri=args.tracking_uri, training_pool=args.training_pool)
     except ValueError as exc:
         errors = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)
@@ -179,7 +215,7 @@ def _connect_prefect(requested: str | None, workdir: Path):
                               "Use 'workspace', 'ephemeral' or a Prefect API URL like http://127.0.0.1:4200/api.")
     from . import prefect_server
 
-    info, _ = prefect_server.start(workdir)
+    info, _ = prefect_server.start()
     os.environ["PREFECT_API_URL"] = info.api_url
     return info
 
@@ -188,7 +224,7 @@ def _wait_for_prefect(info, reporter) -> None:
     from . import prefect_server
 
     if not prefect_server.is_healthy(info):
-        reporter.say(f"starting the workspace Prefect server at {info.url} (once per workspace) ...")
+        reporter.say(f"starting your Prefect server at {info.url} (once, shared by every workspace) ...")
         prefect_server.wait_healthy(info)
 
 
@@ -255,23 +291,89 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_server(args: argparse.Namespace) -> int:
     from . import prefect_server
 
-    workdir = Path(args.workdir).resolve()
     if args.action == "stop":
-        print("stopped" if prefect_server.stop(workdir) else f"no Prefect server running for {workdir}")
+        print("stopped" if prefect_server.stop() else "no Prefect server of yours is running")
         return EXIT_OK
     if args.action == "start":
         idle = prefect_server.IDLE_MINUTES_DEFAULT if args.idle_minutes is None else args.idle_minutes
-        info, started = prefect_server.start(workdir, idle_minutes=idle)
+        info, started = prefect_server.start(idle_minutes=idle)
         prefect_server.wait_healthy(info)
         print(f"Prefect server {'started' if started else 'already running'}: UI {info.url}  API {info.api_url}")
         return EXIT_OK
-    info = prefect_server.read_info(workdir)
+    info = prefect_server.read_info()
     if info is None:
-        print(f"no Prefect server running for {workdir}")
+        print("no Prefect server of yours is running (`automl-agent run` or `automl-agent server start` starts it)")
         return EXIT_FAILED
     state = "healthy" if prefect_server.is_healthy(info) else "not answering"
     print(f"Prefect server {state}: UI {info.url}  API {info.api_url}  pid {info.pid}  idle stop {info.idle_minutes:g} min")
     return EXIT_OK if state == "healthy" else EXIT_FAILED
+
+
+def cmd_stack(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    from . import stack
+
+    if args.action == "down":
+        stopped = stack.down()
+        print(f"stopped: {', '.join(stopped)}" if stopped else "no stack was running")
+        return EXIT_OK
+    if args.action == "status":
+        report = stack.status()
+        if args.json:
+            print(json.dumps(report, indent=2))
+        elif not report["components"]:
+            print(report["message"])
+        else:
+            for row in report["components"]:
+                where = row.get("url") or f"pool {row.get('pool')}"
+                state = "healthy" if row["healthy"] else ("running, not healthy" if row["alive"] else "NOT running")
+                print(f"{row['name']:<16} {state:<22} {where}  (pid {row['pid']}, log {row['log']})")
+            for key, value in report["exports"].items():
+                print(f"export {key}={value}")
+        return EXIT_OK if report.get("healthy") else EXIT_FAILED
+    started = time.perf_counter()
+    print("starting the stack (Prefect server, MLflow server, workers for pools cpu and gpu) ...", file=sys.stderr)
+    info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port)
+    print(f"stack healthy after {time.perf_counter() - started:.1f} s")
+    print(f"  Prefect UI   {info.prefect_ui_url}")
+    print(f"  MLflow UI    {info.mlflow_url}")
+    print(f"  workers      {', '.join(c.pool for c in info.components if c.pool)} (logs in {stack.stack_dir()})")
+    print("export these, then `automl-agent deploy`:")
+    for key, value in info.exports().items():
+        print(f"export {key}={value}")
+    return EXIT_OK
+
+
+def cmd_deploy(args: argparse.Namespace) -> int:
+    from .deployments.register import deploy
+
+    api_url = os.environ.get("PREFECT_API_URL")
+    if not api_url:
+        raise UserFacingError("PREFECT_API_URL is not set: deployments need a Prefect server that workers poll.",
+                              "Start one with `automl-agent stack up` and export what it prints, or point "
+                              "PREFECT_API_URL at your team's server.")
+    pools = tuple(p.strip() for p in args.training_pools.split(",") if p.strip())
+    try:
+        rows = deploy(api_url, run_pool=args.run_pool, training_pools=pools, gpu_slots=args.gpu_slots)
+    except httpx_errors() as exc:
+        raise UserFacingError(f"The Prefect server at {api_url} did not answer: {exc}",
+                              "Check PREFECT_API_URL (`automl-agent stack status` shows the local stack).",
+                              status="failed") from None
+    for row in rows:
+        extra = f"  schedule {row['schedule']} (paused)" if row["schedule"] else ""
+        print(f"{row['deployment']:<32} pool {row['pool']:<5} {row['entrypoint']}{extra}")
+    ui = api_url.rstrip("/").removesuffix("/api")
+    print(f"run one: prefect deployment run 'automl-agent/run' -p instruction=\"...\" -p data=/path/or/url.csv "
+          f"(or the Run button at {ui}/deployments)")
+    return EXIT_OK
+
+
+def httpx_errors() -> tuple[type[BaseException], ...]:
+    import httpx
+
+    return (httpx.HTTPError, OSError)
 
 
 def _delivered(args: argparse.Namespace, field: str):
@@ -287,10 +389,19 @@ def _delivered(args: argparse.Namespace, field: str):
 def cmd_serve(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
-    record = _delivered(args, "bento_tag")
-    print(f"serving bento {record.bento_tag} on http://{args.host}:{args.port} (POST /predict, /schema); Ctrl-C stops it",
+    if args.run_id.startswith("models:/"):
+        from .deployments.registry import bento_for_registered
+
+        tracking_uri = os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(workdir)
+        served = bento_for_registered(args.run_id, tracking_uri, workdir)
+        print(f"{args.run_id} is version {served.version} of {served.name}; bento {served.bento_tag} "
+              f"({'built now' if served.built else 'reused'})", file=sys.stderr)
+        bento_tag = served.bento_tag
+    else:
+        bento_tag = _delivered(args, "bento_tag").bento_tag
+    print(f"serving bento {bento_tag} on http://{args.host}:{args.port} (POST /predict, /schema); Ctrl-C stops it",
           file=sys.stderr)
-    command = [sys.executable, "-m", "bentoml", "serve", record.bento_tag, "--host", args.host, "--port", str(args.port)]
+    command = [sys.executable, "-m", "bentoml", "serve", bento_tag, "--host", args.host, "--port", str(args.port)]
     return _run_server_process(command)
 
 
@@ -344,10 +455,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
-                "server": cmd_server, "bench": cmd_bench}
+                "server": cmd_server, "bench": cmd_bench, "stack": cmd_stack, "deploy": cmd_deploy}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
+    if args.tracking_uri:
+        os.environ["MLFLOW_TRACKING_URI"] = args.tracking_uri
     # the libraries' deprecation notices (pathspec, BentoML, FLAML, ...) are for their developers, not our users
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)

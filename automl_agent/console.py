@@ -5,18 +5,24 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import contextmanager
-from typing import Iterator, TextIO
+from typing import Any, Iterator, TextIO
 
 
 class Reporter:
-    def __init__(self, stream: TextIO | None = None, quiet: bool = False):
+    """`logger` (optional) also receives every line: a flow run started from the Prefect UI shows its progress in
+    the run's logs there."""
+
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False, logger: Any = None):
         self.stream = stream or sys.stderr
         self.quiet = quiet
+        self.logger = logger
         self.timings: dict[str, float] = {}
 
     def say(self, text: str) -> None:
         if not self.quiet:
             print(text, file=self.stream, flush=True)
+        if self.logger is not None and text.strip():
+            self.logger.info(text.strip())
 
     @contextmanager
     def stage(self, key: str, label: str) -> Iterator[None]:

@@ -1,11 +1,13 @@
-"""A Prefect server that belongs to the workspace: started once in the background, reused by every later command.
+"""The user's Prefect server: started once in the background, reused by every command of every workspace.
 
-Prefect's ephemeral mode starts a fresh API server inside every command (12-25 s on two cores). A workspace
-server pays that once, gives the user the Prefect UI for their runs, and lets later commands start in seconds.
-It binds 127.0.0.1 only and stops itself after an idle period (see `IDLE_MINUTES_DEFAULT`).
+Prefect's ephemeral mode starts a fresh API server inside every command (12-25 s on two cores). One server per
+user (as Prefect's own ~/.prefect is per user) pays that and its database migrations once, gives the user the
+Prefect UI for all their runs, and lets later commands, in any workspace, start in seconds. The machine holds at
+most one idle server. It binds 127.0.0.1 only and stops itself after an idle period (`IDLE_MINUTES_DEFAULT`).
 
-Layout: `<workdir>/prefect/server.json` records the URL and the supervisor's pid; `last_used` is touched by each
-command that uses the server, and the supervisor stops the server when that file is older than the idle limit.
+Layout: `<user home>/prefect/server.json` (see automl_agent.home) records the URL and the supervisor's pid;
+`last_used` is touched by each command that uses the server, and the supervisor stops the server when that file
+is older than the idle limit. `server stop` finds it there from any folder.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import httpx
 from pydantic import BaseModel
 
 from .errors import UserFacingError
+from .home import user_home
 from .sandbox import die_with_parent
 
 IDLE_MINUTES_DEFAULT = 60.0
@@ -44,16 +47,16 @@ class ServerInfo(BaseModel):
         return f"{self.url}/api"
 
 
-def _home(workdir: Path) -> Path:
-    return workdir / "prefect"
+def _home() -> Path:
+    return user_home() / "prefect"
 
 
-def _info_path(workdir: Path) -> Path:
-    return _home(workdir) / "server.json"
+def _info_path() -> Path:
+    return _home() / "server.json"
 
 
-def _last_used_path(workdir: Path) -> Path:
-    return _home(workdir) / "last_used"
+def _last_used_path() -> Path:
+    return _home() / "last_used"
 
 
 def _free_port() -> int:
@@ -79,9 +82,9 @@ def is_healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
         return False
 
 
-def read_info(workdir: Path) -> ServerInfo | None:
+def read_info() -> ServerInfo | None:
     """The recorded server, or None when none is recorded or its supervisor is gone."""
-    path = _info_path(workdir)
+    path = _info_path()
     if not path.exists():
         return None
     try:
@@ -91,17 +94,30 @@ def read_info(workdir: Path) -> ServerInfo | None:
     return info if _alive(info.pid) else None
 
 
-def touch(workdir: Path) -> None:
-    path = _last_used_path(workdir)
+def _pinned_path() -> Path:
+    return _home() / "pinned"
+
+
+def pin(pinned: bool) -> None:
+    """A pinned server (the stack's: workers poll it) never stops for idleness."""
+    _home().mkdir(parents=True, exist_ok=True)
+    if pinned:
+        _pinned_path().touch()
+    else:
+        _pinned_path().unlink(missing_ok=True)
+
+
+def touch() -> None:
+    path = _last_used_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch()
 
 
 @contextmanager
-def _locked(workdir: Path):
+def _locked():
     """One starter at a time, so two commands started together share one server."""
-    _home(workdir).mkdir(parents=True, exist_ok=True)
-    with open(_home(workdir) / "server.lock", "w") as handle:
+    _home().mkdir(parents=True, exist_ok=True)
+    with open(_home() / "server.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -109,25 +125,24 @@ def _locked(workdir: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def start(workdir: Path, idle_minutes: float = IDLE_MINUTES_DEFAULT) -> tuple[ServerInfo, bool]:
-    """Start the workspace server unless one is running. Returns (info, started_now) without waiting for health."""
-    workdir = workdir.resolve()
-    with _locked(workdir):
-        info = read_info(workdir)
+def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None) -> tuple[ServerInfo, bool]:
+    """Start the user's server unless one is running. Returns (info, started_now) without waiting for health."""
+    with _locked():
+        info = read_info()
         if info is not None:
-            touch(workdir)
+            touch()
             return info, False
-        port = _free_port()
-        touch(workdir)
-        log = open(_home(workdir) / "server.log", "ab")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "automl_agent.prefect_server", "--workdir", str(workdir), "--port", str(port),
-             "--idle-minutes", str(idle_minutes)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            env=_server_env(workdir))
-        info = ServerInfo(url=f"http://127.0.0.1:{port}", port=port, pid=proc.pid, prefect_home=str(_home(workdir)),
+        port = port or _free_port()
+        touch()
+        with open(_home() / "server.log", "ab") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "automl_agent.prefect_server", "--port", str(port),
+                 "--idle-minutes", str(idle_minutes)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                env=_server_env())
+        info = ServerInfo(url=f"http://127.0.0.1:{port}", port=port, pid=proc.pid, prefect_home=str(_home()),
                           started_at=time.time(), idle_minutes=idle_minutes)
-        _info_path(workdir).write_text(info.model_dump_json(indent=2))
+        _info_path().write_text(info.model_dump_json(indent=2))
         return info, True
 
 
@@ -142,17 +157,16 @@ def wait_healthy(info: ServerInfo, timeout: float = STARTUP_TIMEOUT_S) -> None:
     log = Path(info.prefect_home) / "server.log"
     tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
     raise UserFacingError(
-        f"The workspace Prefect server did not come up at {info.url}.",
+        f"The Prefect server did not come up at {info.url}.",
         f"See {log} (last lines: {tail.strip()[-300:] or 'empty'}). "
         "Or run with `--prefect ephemeral`, or point PREFECT_API_URL at a running Prefect server.",
         status="failed")
 
 
-def stop(workdir: Path, timeout: float = 15.0) -> bool:
-    """Stop the workspace server; True if one was running."""
-    workdir = workdir.resolve()
-    info = read_info(workdir)
-    _info_path(workdir).unlink(missing_ok=True)
+def stop(timeout: float = 15.0) -> bool:
+    """Stop the user's server; True if one was running."""
+    info = read_info()
+    _info_path().unlink(missing_ok=True)
     if info is None:
         return False
     try:
@@ -167,10 +181,10 @@ def stop(workdir: Path, timeout: float = 15.0) -> bool:
     return True
 
 
-def _server_env(workdir: Path) -> dict[str, str]:
+def _server_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update({
-        "PREFECT_HOME": str(_home(workdir)),
+        "PREFECT_HOME": str(_home()),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_UI_ENABLED": "true",
         "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
@@ -178,7 +192,7 @@ def _server_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-def _supervise(workdir: Path, port: int, idle_minutes: float) -> int:
+def _supervise(port: int, idle_minutes: float) -> int:
     """Run uvicorn with Prefect's app; stop it when the workspace has been idle too long or on SIGTERM."""
     import importlib.util
 
@@ -195,10 +209,11 @@ def _supervise(workdir: Path, port: int, idle_minutes: float) -> int:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    last_used = _last_used_path(workdir)
+    last_used = _last_used_path()
     while not stopping and server.poll() is None:
         time.sleep(1.0)
-        if idle_minutes > 0 and last_used.exists() and time.time() - last_used.stat().st_mtime > idle_minutes * 60:
+        if (idle_minutes > 0 and last_used.exists() and not _pinned_path().exists()
+                and time.time() - last_used.stat().st_mtime > idle_minutes * 60):
             print(f"idle for {idle_minutes:g} min: stopping", flush=True)
             break
     if server.poll() is None:
@@ -207,19 +222,18 @@ def _supervise(workdir: Path, port: int, idle_minutes: float) -> int:
             server.wait(timeout=10)
         except subprocess.TimeoutExpired:
             server.kill()
-    info = read_info(workdir)
+    info = read_info()
     if info is not None and info.pid == os.getpid():
-        _info_path(workdir).unlink(missing_ok=True)
+        _info_path().unlink(missing_ok=True)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Supervise the workspace Prefect server (started by automl-agent).")
-    parser.add_argument("--workdir", required=True)
+    parser = argparse.ArgumentParser(description="Supervise the user's Prefect server (started by automl-agent).")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--idle-minutes", type=float, default=IDLE_MINUTES_DEFAULT)
     args = parser.parse_args(argv)
-    return _supervise(Path(args.workdir), args.port, args.idle_minutes)
+    return _supervise(args.port, args.idle_minutes)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,14 @@ def prompt_name(template: Path) -> str:
     return f"{PREFIX}.{template.stem}"
 
 
-def _index_path(workdir: Path) -> Path:
-    return workdir / "prompt_versions.json"
+def _index_path(workdir: Path, tracking_uri: str) -> Path:
+    """One index per tracking store: a workspace that moves to a team server registers its prompts there too."""
+    return workdir / "prompt_versions" / f"{hashlib.sha256(tracking_uri.encode()).hexdigest()[:16]}.json"
 
 
-def sync_prompts(workdir: Path, prompts_dir: Path = PROMPTS_DIR) -> dict[str, str]:
+def sync_prompts(workdir: Path, tracking_uri: str, prompts_dir: Path = PROMPTS_DIR) -> dict[str, str]:
     """Register new versions of changed templates; return {prompt name: version} for every template."""
-    index_path = _index_path(workdir)
+    index_path = _index_path(workdir, tracking_uri)
     try:
         index = json.loads(index_path.read_text()) if index_path.exists() else {}
     except ValueError:
@@ -41,11 +42,13 @@ def sync_prompts(workdir: Path, prompts_dir: Path = PROMPTS_DIR) -> dict[str, st
             continue
         import mlflow
 
+        mlflow.set_tracking_uri(tracking_uri)
         agent = template.stem.removeprefix("system_").split(".", 1)[0]
         registered = mlflow.genai.register_prompt(
             name=name, template=text, commit_message=f"{template.name} (sha256 {digest[:12]})",
             tags={"agent": agent, "file": template.name, "placeholder_syntax": "string.Template ($name)"})
         versions[name] = str(registered.version)
         index[name] = {"sha256": digest, "version": versions[name]}
+    index_path.parent.mkdir(parents=True, exist_ok=True)
     index_path.write_text(json.dumps(index, indent=2))
     return versions

@@ -26,6 +26,10 @@ class RunOptions(BaseModel):
     run_id: str | None = None
     model_name: str | None = None
     seed: int = 0
+    tracking_uri: str | None = Field(default=None, description="MLflow tracking URI; None: MLFLOW_TRACKING_URI, "
+                                                               "else the workspace's sqlite file")
+    training_pool: str | None = Field(default=None, description="Prefect work pool that trains the generated "
+                                                                "script as its own flow run; None: a local subprocess")
 
     @field_validator("instruction")
     @classmethod
@@ -37,6 +41,20 @@ class RunOptions(BaseModel):
     @property
     def workdir_path(self) -> Path:
         return Path(self.workdir).expanduser().resolve()
+
+    @property
+    def resolved_tracking_uri(self) -> str:
+        return self.tracking_uri or os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(self.workdir_path)
+
+
+def default_tracking_uri(workdir: Path) -> str:
+    """One laptop: MLflow on a sqlite file in the workspace."""
+    return f"sqlite:///{workdir / 'mlflow.db'}"
+
+
+def is_remote_tracking(uri: str) -> bool:
+    """A tracking server (artifacts go through its proxy) rather than a local store."""
+    return uri.startswith(("http://", "https://", "databricks"))
 
 
 def configure_environment(workdir: Path) -> None:
@@ -52,7 +70,6 @@ def configure_environment(workdir: Path) -> None:
         "BENTOML_HOME": str(workdir / "bentoml"),
         "BENTOML_DO_NOT_TRACK": "true",
         "GRADIO_ANALYTICS_ENABLED": "False",
-        "MLFLOW_TRACKING_URI": f"sqlite:///{workdir / 'mlflow.db'}",
         "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING": "false",
         "MLFLOW_LOGGING_LEVEL": "WARNING",
         "GIT_PYTHON_REFRESH": "quiet",

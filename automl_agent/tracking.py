@@ -13,12 +13,15 @@ from typing import Any
 
 import mlflow
 from mlflow.entities import RunStatus
+from mlflow.models import infer_signature
 from mlflow.tracking import MlflowClient
 
 from .agents.brains.base import Transcript
+from .settings import is_remote_tracking
 from .workspace import RegisteredModel
 
 
+SCHEMA_METADATA_KEY = "automl_agent_schema"
 TRUSTED_MODULES = ("sklearn.", "lightgbm.", "numpy.", "scipy.", "collections.", "builtins.", "automl_agent.runtime.",
                    "automl_agent.graph_model.")
 
@@ -36,16 +39,43 @@ def trusted_types(model: Any) -> list[str]:
 
 
 class Tracker:
-    def __init__(self, tracking_uri: str, experiment: str, artifact_root: Path):
+    """One MLflow tracking store: the workspace's sqlite file on a laptop, or a team's tracking server (whose
+    artifact proxy then stores every artifact, so any worker that reaches the server reads them)."""
+
+    def __init__(self, tracking_uri: str, experiment: str, artifact_root: Path | None = None,
+                 experiment_id: str | None = None):
         self.tracking_uri = tracking_uri
         mlflow.set_tracking_uri(tracking_uri)
         self.client = MlflowClient(tracking_uri)
+        if experiment_id is not None:
+            self.experiment_id = experiment_id
+            return
         found = self.client.get_experiment_by_name(experiment)
-        if found is None:
+        if found is not None:
+            self.experiment_id = found.experiment_id
+        elif artifact_root is None or is_remote_tracking(tracking_uri):
+            self.experiment_id = self.client.create_experiment(experiment)
+        else:
             artifact_root.mkdir(parents=True, exist_ok=True)
             self.experiment_id = self.client.create_experiment(experiment, artifact_location=artifact_root.as_uri())
-        else:
-            self.experiment_id = found.experiment_id
+
+    @classmethod
+    def for_workspace(cls, tracking_uri: str, experiment: str, workdir: Path) -> "Tracker":
+        """Local stores keep their artifacts in the workspace; a tracking server keeps them behind its proxy."""
+        return cls(tracking_uri, experiment, None if is_remote_tracking(tracking_uri) else workdir / "mlartifacts")
+
+    @classmethod
+    def for_artifacts(cls, tracking_uri: str) -> "Tracker":
+        """Reads and writes artifacts of existing runs only (a training worker)."""
+        return cls(tracking_uri, "", experiment_id="")
+
+    def download(self, run_id: str, artifact_path: str, destination: Path) -> Path:
+        destination.mkdir(parents=True, exist_ok=True)
+        return Path(mlflow.artifacts.download_artifacts(run_id=run_id, artifact_path=artifact_path,
+                                                        dst_path=str(destination), tracking_uri=self.tracking_uri))
+
+    def folder(self, run_id: str, local: Path, artifact_path: str) -> None:
+        self.client.log_artifacts(run_id, str(local), artifact_path)
 
     def start(self, name: str, tags: dict[str, str] | None = None, parent_id: str | None = None) -> str:
         tags = dict(tags or {})
@@ -81,7 +111,7 @@ class Tracker:
 
     def transcript(self, run_id: str, transcript: Transcript) -> None:
         """Every rendered prompt and its answer, numbered in call order."""
-        for i, record in enumerate(list(transcript.records), start=1):
+        for i, record in enumerate(transcript.all_records(), start=1):
             stem = f"agents/{i:02d}_{record.step}"
             prompt = f"# {record.step} ({record.brain})\n\n## system\n\n{record.system}\n\n## prompt\n\n{record.prompt}\n"
             self.text(run_id, prompt, f"{stem}.prompt.md")
@@ -92,7 +122,7 @@ class Tracker:
     def trace_calls(self, run_id: str, transcript: Transcript, name: str) -> str | None:
         """One MLflow trace per flow run, linked to its MLflow run: a span per agent step with its prompt, answer,
         backend, tokens, cost and cross-check corrections, at the times the calls really happened."""
-        records = sorted(list(transcript.records), key=lambda r: r.started_ns)
+        records = transcript.all_records()
         if not records:
             return None
         start_ns = records[0].started_ns
@@ -114,15 +144,22 @@ class Tracker:
         self.client.end_trace(root.trace_id, outputs=totals, end_time_ns=end_ns)
         return root.trace_id
 
-    def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str,
-                  requirements: list[str]) -> tuple[RegisteredModel, str]:
+    def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str, requirements: list[str],
+                  schema: dict[str, Any], description: str = "") -> tuple[RegisteredModel, str]:
+        """Log and register the model; the serving schema travels in the model's metadata, so a bento can be built
+        from the registry alone (`automl-agent serve models:/NAME@champion`)."""
         trusted = trusted_types(model)
+        signature = infer_signature(example)
         # MLflow prints "Successfully registered..." to stderr itself; the flow reports the registration instead.
         with mlflow.start_run(run_id=run_id), contextlib.redirect_stderr(io.StringIO()):
-            info = mlflow.sklearn.log_model(model, name="model", input_example=example, registered_model_name=name,
-                                            pip_requirements=requirements, serialization_format="skops",
-                                            skops_trusted_types=trusted)
+            info = mlflow.sklearn.log_model(model, name="model", input_example=example, signature=signature,
+                                            registered_model_name=name, pip_requirements=requirements,
+                                            serialization_format="skops", skops_trusted_types=trusted,
+                                            metadata={SCHEMA_METADATA_KEY: schema})
         version = str(info.registered_model_version)
         self.client.set_registered_model_alias(name, alias, version)
         self.client.set_model_version_tag(name, version, "mlflow_run_id", run_id)
+        self.client.set_model_version_tag(name, version, "task", schema.get("task", ""))
+        if description:
+            self.client.update_model_version(name, version, description=description)
         return RegisteredModel(name=name, version=version, alias=alias), f"models:/{name}/{version}"

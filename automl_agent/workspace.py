@@ -52,6 +52,8 @@ class RunRecord(BaseModel):
     message: str = ""
     instruction: str
     data_path: str
+    data_source: str | None = Field(default=None, description="the URL the data was fetched from, if it was")
+    training_pool: str | None = Field(default=None, description="the work pool that trained the model; None: locally")
     created_at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     task_type: str | None = None
     target: str | None = None

@@ -15,14 +15,17 @@ import gradio as gr
 import mlflow
 import pandas as pd
 
+from automl_agent.deployments.frames import typed_frame
+
 HERE = Path(__file__).resolve().parent
 SETTINGS = json.loads((HERE / "demo_config.json").read_text())
 SCHEMA = SETTINGS["schema"]
 
 
 def load_model():
+    """The registered model itself: the form below only produces values of the training columns' types."""
     mlflow.set_tracking_uri(SETTINGS["tracking_uri"])
-    return mlflow.pyfunc.load_model(SETTINGS["model_uri"])
+    return mlflow.pyfunc.load_model(SETTINGS["model_uri"]).get_raw_model()
 
 
 def series_from_file(path: str, name: str) -> str:
@@ -52,9 +55,8 @@ def build_demo(model=None) -> gr.Blocks:
 
     def predict(*values):
         frame = pd.DataFrame([dict(zip([c["name"] for c in columns], values))])
+        frame = typed_frame(frame, columns)
         for column in columns:
-            if column["type"] == "number":
-                frame[column["name"]] = pd.to_numeric(frame[column["name"]], errors="coerce").astype("float64")
             if column["type"] == "image":
                 import base64
 

@@ -16,7 +16,8 @@ def safe_name(text: str) -> str:
     return (name or "model")[:60]
 
 
-def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str, Any], service_name: str) -> str:
+def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str, Any], service_name: str,
+                extra_labels: dict[str, str] | None = None) -> str:
     """Import the registered MLflow model into the BentoML store and build a bento offline; returns its tag."""
     import bentoml
 
@@ -34,7 +35,7 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
     bento = bentoml.bentos.build(
         service="service:DeliveredModel", build_ctx=str(ctx),
         include=["service.py", "schema.json", "bento_config.json"],
-        labels={"source": "automl-agent", "registered_model": safe_name(registered)},
+        labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
         python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas"]},
         models=[str(bento_model.tag)],
     )

@@ -10,8 +10,8 @@ from typing import Any
 import bentoml
 import pandas as pd
 from bentoml.exceptions import InvalidArgument
-from mlflow.exceptions import MlflowException
 
+from automl_agent.deployments.frames import typed_frame
 from automl_agent.graph_model import UnknownNodeError
 
 HERE = Path(__file__).resolve().parent
@@ -52,11 +52,11 @@ def validate(records: Any) -> pd.DataFrame:
                         for v in value):
                     raise InvalidArgument(f"record {i}: column {name!r} must be a list of at least {column['length']} "
                                           f"numbers (the most recent last), got {str(value)[:80]}")
-    frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
+    frame = typed_frame(pd.DataFrame.from_records(records, columns=list(COLUMNS)), SCHEMA["columns"])
     for name, column in COLUMNS.items():
         if column["type"] == "number":
-            frame[name] = frame[name].astype("float64")
-        elif column["type"] == "series":
+            continue
+        if column["type"] == "series":
             frame[name] = frame[name].map(lambda v: [float("nan") if x is None else float(x) for x in v[-column["length"]:]])
         else:
             frame[name] = frame[name].map(lambda v: None if v is None else str(v)).astype(object)
@@ -68,15 +68,14 @@ class DeliveredModel:
     bento_model = bentoml.models.BentoModel(SETTINGS["bento_model_tag"])
 
     def __init__(self) -> None:
-        self.model = bentoml.mlflow.load_model(self.bento_model)
+        # validate() above is the schema check (clearer messages, nulls allowed in numbers): the model itself answers
+        self.model = bentoml.mlflow.load_model(self.bento_model).get_raw_model()
 
     @bentoml.api
     def predict(self, records: list[dict[str, Any]]) -> dict[str, Any]:
         frame = validate(records)
         try:
             predictions = self.model.predict(frame)
-        except MlflowException as exc:  # the model's own schema check: the caller's records are at fault
-            raise InvalidArgument(f"records do not match the model's schema: {exc.message}") from exc
         except UnknownNodeError as exc:  # a node id the graph does not have
             raise InvalidArgument(str(exc)) from exc
         values = predictions.tolist() if hasattr(predictions, "tolist") else list(predictions)

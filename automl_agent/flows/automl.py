@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from prefect import flow, unmapped
 from prefect.task_runners import ThreadPoolTaskRunner
+from pydantic import Field
 
 from .. import context
 from ..agents import operation_agent
-from ..agents.brains.base import RecordingBrain, Transcript
-from ..agents.brains.factory import make_brain
 from ..agents.brains.pricing import reference_cost_usd
 from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec
 from ..console import Reporter
-from ..data.inputs import read_input
+from ..data.inputs import localize, read_input
 from ..data.profile import class_balance
 from ..errors import UserFacingError
 from ..scoring import success_score
 from .. import prompt_registry
-from ..settings import RunOptions
+from ..home import user_home
+from ..settings import RunOptions, configure_environment
 from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
@@ -44,49 +45,107 @@ class Attempt:
         return (self.result.ok, sum(c.satisfied for c in self.verdict.checks), value)
 
 
-def open_run(options: RunOptions, reporter: Reporter) -> context.RunContext:
-    workspace = Workspace(options.workdir_path)
+def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
+    """The run's serializable reference (MLflow parent run created, or reused when resuming) and its context."""
     run_id = options.run_id or new_run_id()
-    previous = workspace.run_dir(run_id) / "run.json"
-    tracker = Tracker(f"sqlite:///{options.workdir_path / 'mlflow.db'}", "automl-agent", options.workdir_path / "mlartifacts")
+    options = options.model_copy(update={"run_id": run_id})
+    tracking_uri = options.resolved_tracking_uri
+    tracker = Tracker.for_workspace(tracking_uri, context.EXPERIMENT, options.workdir_path)
+    previous = Workspace(options.workdir_path).run_dir(run_id) / "run.json"
     mlflow_run_id = None
     if previous.exists():  # resuming: keep the same MLflow parent run
         mlflow_run_id = json.loads(previous.read_text()).get("mlflow_run_id")
     if not mlflow_run_id:
         mlflow_run_id = tracker.start(f"automl-{run_id}", {"automl_agent.run_id": run_id})
-    transcript = Transcript()
-    brain = RecordingBrain(make_brain(options.llm, options.llm_by_agent), transcript, max_tokens=options.max_tokens_per_run)
-    ctx = context.RunContext(run_id=run_id, options=options, workspace=workspace, brain=brain, transcript=transcript,
-                             tracker=tracker, reporter=reporter, mlflow_run_id=mlflow_run_id)
-    context.register(ctx)
-    return ctx
+    ref = context.RunRef(run_id=run_id, options=options, tracking_uri=tracking_uri,
+                         experiment_id=tracker.experiment_id, mlflow_run_id=mlflow_run_id)
+    context.attach_reporter(run_id, reporter)
+    return context.get(ref)
+
+
+def make_task_runner():
+    """The task runner for the mapped plans: threads in the flow's process (default), or Dask when
+    AUTOML_AGENT_TASK_RUNNER is `dask` (a local cluster of worker processes) or `dask:ADDRESS` (a running cluster)."""
+    setting = os.environ.get("AUTOML_AGENT_TASK_RUNNER", "threads")
+    if setting == "threads":
+        return ThreadPoolTaskRunner(max_workers=4)
+    if setting == "dask" or setting.startswith("dask:"):
+        from prefect_dask import DaskTaskRunner
+
+        address = setting.partition(":")[2]
+        if address:
+            return DaskTaskRunner(address=address)
+        return DaskTaskRunner(cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True,
+                                             "dashboard_address": None})
+    raise UserFacingError(f"Unknown AUTOML_AGENT_TASK_RUNNER {setting!r}.",
+                          "Use 'threads' (default), 'dask' (a local Dask cluster) or 'dask:tcp://HOST:PORT'.")
 
 
 @flow(name="automl-agent", flow_run_name="automl-{options.run_id}", task_runner=ThreadPoolTaskRunner(max_workers=4),
       log_prints=False, persist_result=True)
 def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRecord:
-    reporter = reporter or Reporter()
+    """The CLI's entry: typed options, progress on the terminal."""
+    return run_automl(options, reporter or Reporter())
+
+
+@flow(name="automl-agent", task_runner=make_task_runner(), log_prints=False, persist_result=True)
+def run(
+    instruction: str = Field(description="The task in one sentence, with any constraints, e.g. 'Predict churn; F1 at "
+                                         "least 0.6, under 10 ms per prediction'."),
+    data: str = Field(description="Path (on the worker) or URL (http, https, s3, ...) of a CSV/Parquet table or a "
+                                  "graph folder."),
+    target: Optional[str] = Field(default=None, description="The column to predict; empty: inferred."),
+    budget: float = Field(default=60.0, gt=0, description="Seconds for the training script's search and final fit."),
+    llm: str = Field(default="offline", description="Brain: offline, openai:MODEL or gguf:PATH."),
+    plans: int = Field(default=3, ge=1, le=8, description="Plans executed in parallel."),
+    training_pool: Optional[str] = Field(default=None, description="Work pool that trains the script (e.g. gpu); "
+                                                                   "empty: in this flow run's process."),
+    model_name: Optional[str] = Field(default=None, description="Registered model name; empty: <data>-<task>."),
+) -> RunRecord:
+    """An automl-agent run started from the Prefect UI, the API or a schedule (deployment `automl-agent/run`)."""
+    from prefect import get_run_logger
+
+    options = RunOptions(instruction=instruction, data_path=data, target=target or None, budget_s=budget, llm=llm,
+                         n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
+                         workdir=os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace"),
+                         run_id=new_run_id())
+    configure_environment(options.workdir_path)
+    record = run_automl(options, Reporter(quiet=True, logger=get_run_logger()))
+    if record.status != "succeeded":
+        raise RuntimeError(f"automl-agent run {record.run_id} {record.status}: {record.message}")
+    return record
+
+
+def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     warnings.filterwarnings("ignore", module=r"mlflow\..*")
     warnings.filterwarnings("ignore", category=FutureWarning)
     started = time.perf_counter()
     ctx = open_run(options, reporter)
-    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=str(Path(options.data_path).resolve()),
+    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=options.data_path,
                        mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
-                       llm=LLMUsage(backend=ctx.brain.name))
+                       llm=LLMUsage(backend=ctx.brain.name), training_pool=options.training_pool)
     record.prefect_flow_run_id, record.prefect_ui_url = _prefect_links()
-    record.llm.prompt_versions = prompt_registry.sync_prompts(options.workdir_path)
-    ctx.tracker.tags(ctx.mlflow_run_id, {f"prompt.{name}": v for name, v in record.llm.prompt_versions.items()})
-    ctx.workspace.save(record)
-    ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
-    ctx.tracker.params(ctx.mlflow_run_id, {"llm": options.llm, "budget_s": options.budget_s, "n_plans": options.n_plans,
-                                           "top_k": options.top_k, "data_path": record.data_path})
     results: dict[str, Any] = {}
     try:
+        record.data_path = localize(options.data_path, ctx.run_dir)
+        if record.data_path != options.data_path:
+            record.data_source = options.data_path
+        ctx = context.get(ctx.ref.model_copy(update={"options": ctx.options.model_copy(
+            update={"data_path": record.data_path})}))
+        record.llm.prompt_versions = prompt_registry.sync_prompts(ctx.options.workdir_path, ctx.tracker.tracking_uri)
+        ctx.tracker.tags(ctx.mlflow_run_id, {f"prompt.{name}": v for name, v in record.llm.prompt_versions.items()})
+        ctx.workspace.save(record)
+        ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
+        ctx.tracker.params(ctx.mlflow_run_id, {"llm": options.llm, "budget_s": options.budget_s,
+                                               "n_plans": options.n_plans, "top_k": options.top_k,
+                                               "data_path": record.data_path,
+                                               "training_pool": options.training_pool or "local"})
         results = _run_stages(ctx, record)
     except UserFacingError as exc:
         record.status, record.message = exc.status, str(exc)
     except Exception as exc:  # the record is kept and the user told where the details are, never a bare traceback
         log = ctx.run_dir / "error.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(traceback.format_exc())
         record.status = "failed"
         record.message = f"internal error ({type(exc).__name__}: {exc}); details in {log}"
@@ -94,12 +153,12 @@ def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRec
         record.timings = dict(reporter.timings)
         record.timings["total"] = round(time.perf_counter() - started, 3)
         record.llm = _llm_usage(ctx, record.llm.prompt_versions)
-        getattr(ctx.brain.brain, "close", lambda: None)()
+        context.close_brains()
         _finish(ctx, record, results)
     return record
 
 
-def _llm_usage(ctx: context.RunContext, prompt_versions: dict[str, str]) -> LLMUsage:
+def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LLMUsage:
     totals = ctx.transcript.totals()
     by_step = ctx.transcript.by_step()
     costs = [row["cost_usd"] for row in by_step.values()]
@@ -112,7 +171,7 @@ def _llm_usage(ctx: context.RunContext, prompt_versions: dict[str, str]) -> LLMU
         first_try_cost_at_reference_usd=round(reference_cost_usd(
             totals["prompt_tokens"] - totals["repair_prompt_tokens"],
             totals["completion_tokens"] - totals["repair_completion_tokens"]), 6),
-        by_step=by_step, offline_fallbacks=list(getattr(ctx.brain.brain, "fallbacks", [])), prompt_versions=prompt_versions,
+        by_step=by_step, offline_fallbacks=ctx.transcript.fallbacks(), prompt_versions=prompt_versions,
         max_tokens_per_run=ctx.options.max_tokens_per_run)
 
 
@@ -128,14 +187,14 @@ def _prefect_links() -> tuple[str | None, str | None]:
     return run_id, f"{api_url.rstrip('/').removesuffix('/api')}/runs/flow-run/{run_id}"
 
 
-def _note_resumed(ctx: context.RunContext, record: RunRecord, stage_name: str) -> None:
+def _note_resumed(ctx: context.StageContext, record: RunRecord, stage_name: str) -> None:
     record.resumed_stages.append(stage_name)
     ctx.reporter.detail(f"{stage_name}: resumed from the finished stage of an earlier attempt of this run")
 
 
-def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
+def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
     opts, say, stage = ctx.options, ctx.reporter.detail, ctx.reporter.stage
-    run_id = ctx.run_id
+    run = ctx.ref
 
     def stage_call(task, *args):
         value, cached = call_stage(task, *args)
@@ -145,7 +204,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
 
     with stage("request", "INIT: reading data and verifying the request"):
         frame, profile = read_input(opts.data_path, record.data_path)
-        verdict = stage_call(request.verify_request, run_id, opts.instruction, profile)
+        verdict = stage_call(request.verify_request, run, opts.instruction, profile)
         if not verdict.ok:
             raise UserFacingError(f"Request not accepted: {verdict.feedback}",
                                   "Rephrase the instruction as a machine-learning task on this data.", status="rejected")
@@ -154,7 +213,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
         say(f"{shape}; request accepted")
 
     with stage("parse", "INIT: parsing the instruction into a requirement spec"):
-        spec, corrections = stage_call(parsing.parse_instruction, run_id, opts.instruction, profile, opts.target)
+        spec, corrections = stage_call(parsing.parse_instruction, run, opts.instruction, profile, opts.target)
         if spec.dataset.target and spec.problem.downstream_task in CLASSIFICATION_TASKS:
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
@@ -167,7 +226,7 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
     ctx.workspace.save(record)
 
     with stage("retrieve", "PLAN: retrieving knowledge"):
-        knowledge = stage_call(retrieval.retrieve_knowledge, run_id, spec)
+        knowledge = stage_call(retrieval.retrieve_knowledge, run, spec)
         say(f"{len(knowledge.items)} items" + (f"; {len(knowledge.failures)} sources failed" if knowledge.failures else ""))
 
     best: Attempt | None = None
@@ -176,11 +235,11 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
         if revision:
             say(f"revision {revision}: {feedback[:200]}")
         with stage("plan", f"PLAN: devising {opts.n_plans} plans"):
-            plans = stage_call(planning.make_plans, run_id, spec, knowledge, opts.n_plans, feedback, revision)
+            plans = stage_call(planning.make_plans, run, spec, knowledge, opts.n_plans, feedback, revision)
             for p in plans:
                 say(f"plan {p.plan_id}: {p.title} [{', '.join(p.model_families)}]")
         with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
-            futures = execution.execute_plan.map(unmapped(run_id), plans, spec=unmapped(spec), profile=unmapped(profile),
+            futures = execution.execute_plan.map(unmapped(run), plans, spec=unmapped(spec), profile=unmapped(profile),
                                                  top_k=unmapped(opts.top_k), revision=unmapped(revision))
             outcomes = [f.result() for f in futures]
             if all(f.state.name == "Cached" for f in futures):
@@ -188,13 +247,13 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
             for o in outcomes:
                 say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
         with stage("verify_execution", "EXECUTE: verifying plan outcomes"):
-            exec_verdict = stage_call(execution.verify_execution, run_id, spec, outcomes, revision)
+            exec_verdict = stage_call(execution.verify_execution, run, spec, outcomes, revision)
             chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
             say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
         version = revision + 1
         script, result = _implement(ctx, spec, chosen, version, previous_error, stage_call)
         with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
-            imp_verdict = stage_call(implementation.verify_implementation, run_id, spec, result, version)
+            imp_verdict = stage_call(implementation.verify_implementation, run, spec, result, version)
             say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
         attempt = Attempt(version, script, result, imp_verdict, chosen.plan.title)
         if best is None or attempt.rank(spec) > best.rank(spec):
@@ -208,11 +267,11 @@ def _run_stages(ctx: context.RunContext, record: RunRecord) -> dict[str, Any]:
     return _deliver(ctx, record, spec, best)
 
 
-def _implement(ctx: context.RunContext, spec: RequirementSpec, chosen, version: int, previous_error: str,
+def _implement(ctx: context.StageContext, spec: RequirementSpec, chosen, version: int, previous_error: str,
                stage_call) -> tuple[PipelineScript, PipelineResult]:
     """The operation agent writes the script and the sandbox runs it. An LLM author gets up to --code-attempts tries,
     each fed the previous static problems or error log; when all fail, the skeleton renderer's script runs."""
-    opts, say, stage, run_id = ctx.options, ctx.reporter.detail, ctx.reporter.stage, ctx.run_id
+    opts, say, stage, run = ctx.options, ctx.reporter.detail, ctx.reporter.stage, ctx.ref
     attempts = opts.code_attempts if operation_agent.writes_code(ctx.brain) else 1
     error = previous_error
     script: PipelineScript | None = None
@@ -223,14 +282,14 @@ def _implement(ctx: context.RunContext, spec: RequirementSpec, chosen, version: 
             break  # the last attempt already ran the skeleton's script
         label = "skeleton renderer (every code attempt failed)" if fallback else f"attempt {attempt}/{attempts}"
         with stage("write_pipeline", f"IMPLEMENT: operation agent writing the training script ({label})"):
-            script, problems = stage_call(implementation.write_pipeline, run_id, spec, chosen, version, error, attempt,
+            script, problems = stage_call(implementation.write_pipeline, run, spec, chosen, version, error, attempt,
                                           fallback)
             say(f"{script.path} (by {script.author})")
         if problems and attempt < attempts:
             error = "The script was rejected before running: " + "; ".join(problems)
             continue
         with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
-            result = stage_call(implementation.run_pipeline, run_id, script)
+            result = stage_call(implementation.run_pipeline, run, script, spec, attempt)
             if result.ok:
                 r = result.results
                 say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
@@ -248,7 +307,7 @@ def _results_complete(result: PipelineResult) -> bool:
     return isinstance(r.get("metrics"), dict) and r.get("primary_metric") is not None
 
 
-def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, best: Attempt) -> dict[str, Any]:
+def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec, best: Attempt) -> dict[str, Any]:
     record.chosen_plan = best.plan_title
     record.script_path = best.script.path
     record.constraints = [ConstraintRecord(**c.model_dump()) for c in best.verdict.checks]
@@ -263,12 +322,12 @@ def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, 
     ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
     ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "n_trials", "cv_score")})
     with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):
-        registered, model_uri, schema = delivery.register_model(ctx.run_id, spec, best.result, best.verdict, best.version)
+        registered, model_uri, schema = delivery.register_model(ctx.ref, spec, best.result, best.verdict, best.version)
         record.registered_model = registered
         ctx.reporter.detail(f"registered {registered.name} v{registered.version} @{registered.alias}")
-        record.bento_tag = delivery.build_bento(ctx.run_id, model_uri, registered, schema)
+        record.bento_tag = delivery.build_bento(ctx.ref, model_uri, registered, schema)
         ctx.reporter.detail(f"bento {record.bento_tag}")
-        record.demo_path = delivery.write_demo(ctx.run_id, model_uri, spec, schema)
+        record.demo_path = delivery.write_demo(ctx.ref, model_uri, spec, schema)
     record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path),
                                          n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
     if best.verdict.passed:
@@ -280,7 +339,7 @@ def _deliver(ctx: context.RunContext, record: RunRecord, spec: RequirementSpec, 
     return results
 
 
-def _finish(ctx: context.RunContext, record: RunRecord, results: dict[str, Any]) -> None:
+def _finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any]) -> None:
     try:
         ctx.tracker.transcript(ctx.mlflow_run_id, ctx.transcript)
         ctx.tracker.trace_calls(ctx.mlflow_run_id, ctx.transcript, f"automl-{ctx.run_id} agent calls")
@@ -288,9 +347,9 @@ def _finish(ctx: context.RunContext, record: RunRecord, results: dict[str, Any])
                                                 "llm_cost_at_gpt4o_usd": record.llm.cost_at_reference_usd})
         ctx.tracker.tags(ctx.mlflow_run_id, {"status": record.status, "task_type": record.task_type or ""})
         ctx.tracker.metrics(ctx.mlflow_run_id, {"success_score": record.success_score})
-        record.report_path = delivery.report(ctx.run_id, record.model_dump_json(), results)
+        record.report_path = delivery.report(ctx.ref, record.model_dump_json(), results)
         ctx.tracker.json(ctx.mlflow_run_id, record.model_dump(mode="json"), "run.json")
         ctx.tracker.finish(ctx.mlflow_run_id, ok=record.status == "succeeded")
     finally:
         ctx.workspace.save(record)
-        context.release(ctx.run_id)
+        context.detach(ctx.run_id)

@@ -3,6 +3,7 @@ on the same split with the same budget, scored as in the paper's appendix B.4 (S
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from ..benchmark.baselines import baseline_name, score_baseline
 from ..benchmark.suite import BenchCase, Setting, load_suite, materialise
 from ..console import Reporter
 from ..scoring import comprehensive_score, normalised_performance
-from ..settings import RunOptions
+from ..settings import RunOptions, default_tracking_uri
 from ..tracking import Tracker
 from ..workspace import new_run_id
 from .automl import automl_flow
@@ -167,8 +168,8 @@ def _write(report: BenchReport, out_dir: Path) -> None:
 
 
 def _log_to_mlflow(report: BenchReport, options: BenchOptions) -> None:
-    tracker = Tracker(f"sqlite:///{options.workdir_path / 'mlflow.db'}", "automl-agent-bench",
-                      options.workdir_path / "mlartifacts")
+    tracking_uri = os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(options.workdir_path)
+    tracker = Tracker.for_workspace(tracking_uri, "automl-agent-bench", options.workdir_path)
     run_id = tracker.start(f"bench-{report.suite}-{report.bench_id}", {"suite": report.suite, "quick": str(options.quick)})
     tracker.params(run_id, {"budget_s": options.budget_s, "repeats": options.repeats, "llm": options.llm,
                             "settings": ",".join(options.settings)})
@@ -177,3 +178,23 @@ def _log_to_mlflow(report: BenchReport, options: BenchOptions) -> None:
     tracker.file(run_id, Path(report.json_path), "bench")
     tracker.file(run_id, Path(report.markdown_path), "bench")
     tracker.finish(run_id, ok=True)
+
+
+@flow(name="automl-agent-bench", log_prints=False)
+def nightly(
+    suite: str = Field(default="dev", description="Benchmark suite (dev: 7 task types x 2 datasets)."),
+    setting: Literal["free", "aware", "both"] = Field(default="both", description="Constraint-free, -aware or both."),
+    quick: bool = Field(default=False, description="One dataset per task type with a 10 s budget."),
+    budget: float = Field(default=60.0, gt=0, description="Seconds of training per run."),
+) -> BenchReport:
+    """The benchmark suite started from the Prefect UI or its nightly schedule (deployment automl-agent-bench/nightly)."""
+    from prefect import get_run_logger
+
+    from ..home import user_home
+    from ..settings import configure_environment
+
+    workdir = os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace")
+    configure_environment(Path(workdir))
+    options = BenchOptions(suite=suite, settings=["free", "aware"] if setting == "both" else [setting], quick=quick,
+                           budget_s=budget, workdir=workdir)
+    return bench_flow(options=options, reporter=Reporter(quiet=True, logger=get_run_logger()))

@@ -3,6 +3,7 @@ from __future__ import annotations
 from prefect import task
 
 from .. import context
+from ..context import RunRef
 from ..agents import data_agent, manager, model_agent
 from ..agents.contracts import DataProfile, ExecutionVerdict, Plan, PlanOutcome, RequirementSpec
 from .common import STAGE_CACHE, retry_unless_user_error
@@ -10,9 +11,9 @@ from .common import STAGE_CACHE, retry_unless_user_error
 
 @task(name="execute_plan", task_run_name="execute_plan_{plan.plan_id}", cache_policy=STAGE_CACHE, retries=2,
       retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
-def execute_plan(run_id: str, plan: Plan, spec: RequirementSpec, profile: DataProfile, top_k: int, revision: int) -> PlanOutcome:
+def execute_plan(run: RunRef, plan: Plan, spec: RequirementSpec, profile: DataProfile, top_k: int, revision: int) -> PlanOutcome:
     """One plan, by the data agent then the model agent; a nested MLflow run records it."""
-    ctx = context.get(run_id)
+    ctx = context.get(run)
     child = ctx.tracker.start(f"r{revision}-plan-{plan.plan_id}", {"plan_title": plan.title}, parent_id=ctx.mlflow_run_id)
     analysis = data_agent.analyse(ctx.brain, spec, plan, profile)
     proposal = model_agent.propose(ctx.brain, spec, plan, analysis, top_k)
@@ -22,13 +23,12 @@ def execute_plan(run_id: str, plan: Plan, spec: RequirementSpec, profile: DataPr
     if proposal.candidates and proposal.candidates[0].expected_metric is not None:
         ctx.tracker.metrics(child, {"expected_" + spec.problem.metric: proposal.candidates[0].expected_metric})
     ctx.tracker.finish(child)
-    ctx.plan_runs[plan.plan_id] = child
     return outcome
 
 
 @task(name="verify_execution", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
-def verify_execution(run_id: str, spec: RequirementSpec, outcomes: list[PlanOutcome], revision: int) -> ExecutionVerdict:
-    ctx = context.get(run_id)
+def verify_execution(run: RunRef, spec: RequirementSpec, outcomes: list[PlanOutcome], revision: int) -> ExecutionVerdict:
+    ctx = context.get(run)
     verdict = manager.verify_execution(ctx.brain, spec, outcomes)
     ctx.tracker.json(ctx.mlflow_run_id, verdict.model_dump(), f"verdicts/execution_r{revision}.json")
     return verdict

@@ -3,6 +3,7 @@ from __future__ import annotations
 from prefect import task
 
 from .. import context
+from ..context import RunRef
 from ..agents import manager
 from ..agents.contracts import DataProfile, RequestVerdict
 from .common import STAGE_CACHE, retry_unless_user_error
@@ -10,8 +11,8 @@ from .common import STAGE_CACHE, retry_unless_user_error
 
 @task(name="verify_request", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2,
       retry_condition_fn=retry_unless_user_error)
-def verify_request(run_id: str, instruction: str, profile: DataProfile) -> RequestVerdict:
-    ctx = context.get(run_id)
+def verify_request(run: RunRef, instruction: str, profile: DataProfile) -> RequestVerdict:
+    ctx = context.get(run)
     summary = {"file": profile.path.rsplit("/", 1)[-1], "rows": profile.n_rows, "columns": profile.names}
     verdict = manager.verify_request(ctx.brain, instruction, summary)
     ctx.tracker.json(ctx.mlflow_run_id, verdict.model_dump(), "verdicts/request.json")

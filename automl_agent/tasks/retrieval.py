@@ -9,6 +9,7 @@ from pathlib import Path
 from prefect import task
 
 from .. import context
+from ..context import RunRef
 from ..agents import knowledge_base as kb
 from ..agents.contracts import Knowledge, KnowledgeItem, RequirementSpec
 from .common import STAGE_CACHE
@@ -38,8 +39,8 @@ def from_arxiv(spec: RequirementSpec, cache_dir: Path, limit: int = 3) -> list[K
 
 
 @task(name="retrieve_knowledge", cache_policy=STAGE_CACHE)
-def retrieve_knowledge(run_id: str, spec: RequirementSpec) -> Knowledge:
-    ctx = context.get(run_id)
+def retrieve_knowledge(run: RunRef, spec: RequirementSpec) -> Knowledge:
+    ctx = context.get(run)
     knowledge = Knowledge(items=bundled(spec))
     sources = [s for s in os.environ.get("AUTOML_AGENT_RETRIEVAL", "").split(",") if s]
     for source in sources:

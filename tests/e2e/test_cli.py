@@ -30,6 +30,7 @@ def free_port() -> int:
 def churn_run(tmp_path_factory, churn_csv):
     workdir = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_", "AUTOML_AGENT_"))}
+    env["AUTOML_AGENT_HOME"] = str(tmp_path_factory.mktemp("user-home"))  # the user's one Prefect server lives here
     proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", INSTRUCTION, "--data", str(churn_csv), "--budget", "10",
                            "--json"], capture_output=True, text=True, timeout=600, env=env)
     yield workdir, proc, env
@@ -57,20 +58,47 @@ def test_run_prints_stages_and_writes_run_json(churn_run):
     assert record["run_id"] in listing.stdout and "succeeded" in listing.stdout
 
 
-def test_the_run_is_watched_from_the_workspace_prefect_server(churn_run):
-    """`run` started a Prefect server for the workspace; its API knows the flow run and its UI page answers."""
+def test_the_run_is_watched_from_the_users_prefect_server(churn_run):
+    """`run` started the user's Prefect server; its API knows the flow run and its UI page answers."""
     workdir, proc, env = churn_run
     record = json.loads(proc.stdout)
     status = subprocess.run([*CLI, "--workdir", str(workdir), "server", "status"], capture_output=True, text=True,
                             timeout=60, env=env)
     assert status.returncode == 0 and "healthy" in status.stdout, status.stdout + status.stderr
-    info = json.loads((workdir / "prefect" / "server.json").read_text())
+    info = json.loads((Path(env["AUTOML_AGENT_HOME"]) / "prefect" / "server.json").read_text())
     assert info["url"].startswith("http://127.0.0.1:")
     flow_run = httpx.get(f"{info['url']}/api/flow_runs/{record['prefect_flow_run_id']}", timeout=30).json()
     assert flow_run["name"] == f"automl-{record['run_id']}" and flow_run["state_type"] == "COMPLETED"
     assert record["prefect_ui_url"].startswith(info["url"]) and record["prefect_ui_url"] in proc.stderr
     page = httpx.get(record["prefect_ui_url"], headers={"accept": "text/html"}, timeout=30, follow_redirects=True)
     assert page.status_code == 200 and "<html" in page.text.lower()  # the UI app serves its deep links
+
+
+def test_a_registry_consumer_predicts_on_the_training_csv_as_read(churn_run, churn_csv):
+    """models:/NAME@champion with mlflow.pyfunc, on a DataFrame straight from the CSV (integer columns stay int64)."""
+    import mlflow
+    import pandas as pd
+
+    record = json.loads(churn_run[1].stdout)
+    mlflow.set_tracking_uri(record["mlflow_tracking_uri"])
+    name = record["registered_model"]["name"]
+    model = mlflow.pyfunc.load_model(f"models:/{name}@champion")
+    rows = pd.read_csv(churn_csv).drop(columns=["churn"]).head(50)
+    assert any(pd.api.types.is_integer_dtype(t) for t in rows.dtypes)
+    assert len(model.predict(rows)) == 50
+    description = mlflow.MlflowClient().get_model_version(name, record["registered_model"]["version"]).description
+    assert "f1" in description and f"models:/{name}@champion" in description
+
+
+def test_a_second_workspace_reuses_the_users_prefect_server(churn_run, tmp_path_factory, churn_csv):
+    """A brand-new workspace starts no server of its own; `server stop` finds the one server from any folder."""
+    workdir, _, env = churn_run
+    before = json.loads((Path(env["AUTOML_AGENT_HOME"]) / "prefect" / "server.json").read_text())
+    other = tmp_path_factory.mktemp("second-workspace")
+    status = subprocess.run([*CLI, "--workdir", str(other), "server", "status"], capture_output=True, text=True,
+                            timeout=60, env=env)
+    assert status.returncode == 0 and str(before["port"]) in status.stdout
+    assert not (other / "prefect" / "server.json").exists()
 
 
 def test_a_crashed_run_resumes_from_its_finished_stages(churn_run, churn_csv):

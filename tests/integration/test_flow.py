@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import mlflow
 import pandas as pd
 import pytest
@@ -36,9 +34,10 @@ def test_regression_run_is_verified_registered_and_tracked(run_cli, small_diamon
     assert any(p.endswith("prompt.parse_instruction.prompt.md") for p in agent_files)
     mlflow.set_tracking_uri(record.mlflow_tracking_uri)
     model = mlflow.pyfunc.load_model("models:/diamonds-test@champion")
-    schema = json.loads((workdir / "runs" / record.run_id / "bento" / "schema.json").read_text())
-    assert len(model.predict(pd.DataFrame(schema["example"]).astype(
-        {c["name"]: "float64" for c in schema["columns"] if c["type"] == "number"}))) == len(schema["example"])
+    rows = pd.read_csv(small_diamonds).drop(columns=["price"]).head(20)  # a registry consumer's own CSV, as read
+    assert len(model.predict(rows)) == 20
+    description = client.get_model_version("diamonds-test", record.registered_model.version).description
+    assert "rmse" in description and "models:/diamonds-test@champion" in description
 
 
 def test_clustering_is_scored_with_the_rand_index(run_cli, wine_csv):

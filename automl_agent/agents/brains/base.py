@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from string import Template
 from typing import Any, Generic, Protocol, TypeVar
@@ -73,6 +74,7 @@ class CallRecord:
     error: str = ""
     started_ns: int = 0
     cost_usd: float | None = 0.0
+    fallback: str = ""  # why the offline rules answered this step instead of the LLM, if they did
 
 
 @dataclass
@@ -84,6 +86,7 @@ class Usage:
     completion_tokens: int = 0
     repair_prompt_tokens: int = 0
     repair_completion_tokens: int = 0
+    fallback: str = ""
 
 
 class Brain(Protocol):
@@ -136,22 +139,48 @@ TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "repair_prompt_tokens", "r
 
 
 class Transcript:
-    """Every rendered prompt and its answer, in order, whatever the brain; thread-safe (plans run in parallel)."""
+    """Every rendered prompt and its answer, in order, whatever the brain; thread-safe (plans run in parallel).
 
-    def __init__(self) -> None:
+    With a `store` folder each call is also written there as one JSON file the moment it is recorded, and the
+    totals are read from that folder: stages that run in other processes or on other workers (a distributed task
+    runner) add to the same transcript, and the run's token budget counts every call wherever it was made."""
+
+    def __init__(self, store: Path | None = None) -> None:
         self.records: list[CallRecord] = []
+        self.store = store
+        self._files: dict[int, Path] = {}
         self._lock = threading.Lock()
 
     def add(self, record: CallRecord) -> None:
         with self._lock:
             self.records.append(record)
+            self._write(record)
+
+    def _write(self, record: CallRecord) -> None:
+        if self.store is None:
+            return
+        self.store.mkdir(parents=True, exist_ok=True)
+        path = self._files.setdefault(id(record), self.store / f"{record.started_ns}-{secrets.token_hex(4)}.json")
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(record), default=str))
+        tmp.replace(path)
+
+    def all_records(self) -> list[CallRecord]:
+        """Every call of the run, from every process, in call order."""
+        if self.store is None or not self.store.exists():
+            with self._lock:
+                return sorted(self.records, key=lambda r: r.started_ns)
+        records = []
+        for path in self.store.glob("*.json"):
+            try:
+                records.append(CallRecord(**json.loads(path.read_text())))
+            except (ValueError, TypeError, OSError):
+                continue
+        return sorted(records, key=lambda r: r.started_ns)
 
     def totals(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "calls": len(self.records),
-                **{key: sum(getattr(r, key) for r in self.records) for key in TOKEN_FIELDS},
-            }
+        records = self.all_records()
+        return {"calls": len(records), **{key: sum(getattr(r, key) for r in records) for key in TOKEN_FIELDS}}
 
     def tokens_used(self) -> int:
         totals = self.totals()
@@ -160,14 +189,25 @@ class Transcript:
     def by_step(self) -> dict[str, dict[str, Any]]:
         """Calls, tokens and cost per agent step, in first-call order."""
         summary: dict[str, dict[str, Any]] = {}
-        with self._lock:
-            for r in self.records:
-                row = summary.setdefault(r.step, {"calls": 0, **dict.fromkeys(TOKEN_FIELDS, 0), "cost_usd": 0.0})
-                row["calls"] += 1
-                for key in TOKEN_FIELDS:
-                    row[key] += getattr(r, key)
-                row["cost_usd"] = None if row["cost_usd"] is None or r.cost_usd is None else row["cost_usd"] + r.cost_usd
+        for r in self.all_records():
+            row = summary.setdefault(r.step, {"calls": 0, **dict.fromkeys(TOKEN_FIELDS, 0), "cost_usd": 0.0})
+            row["calls"] += 1
+            for key in TOKEN_FIELDS:
+                row[key] += getattr(r, key)
+            row["cost_usd"] = None if row["cost_usd"] is None or r.cost_usd is None else row["cost_usd"] + r.cost_usd
         return summary
+
+    def fallbacks(self) -> list[str]:
+        return [r.fallback for r in self.all_records() if r.fallback]
+
+    def note_corrections(self, step_name: str, corrections: list[str]) -> None:
+        """Attach cross-check corrections to the latest record of a step made by this transcript."""
+        with self._lock:
+            for record in reversed(self.records):
+                if record.step == step_name:
+                    record.corrections.extend(corrections)
+                    self._write(record)
+                    return
 
 
 class TokenBudgetExceeded(UserFacingError):
@@ -201,7 +241,7 @@ class RecordingBrain:
             answer=result.model_dump(mode="json"), seconds=round(time.perf_counter() - started, 4),
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, started_ns=started_ns,
             repair_prompt_tokens=usage.repair_prompt_tokens, repair_completion_tokens=usage.repair_completion_tokens,
-            cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens),
+            cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens), fallback=usage.fallback,
         ))
         return result
 
@@ -210,8 +250,4 @@ class RecordingBrain:
 
     def note_corrections(self, step_name: str, corrections: list[str]) -> None:
         """Attach cross-check corrections to the latest record of a step."""
-        with self.transcript._lock:
-            for record in reversed(self.transcript.records):
-                if record.step == step_name:
-                    record.corrections.extend(corrections)
-                    return
+        self.transcript.note_corrections(step_name, corrections)

@@ -167,4 +167,4 @@ class FallbackBrain:
             # the tokens the model spent on its failed tries are real: they count towards the run's usage
             return answer, Usage(usage.prompt_tokens + exc.usage.prompt_tokens,
                                  usage.completion_tokens + exc.usage.completion_tokens,
-                                 exc.usage.repair_prompt_tokens, exc.usage.repair_completion_tokens)
+                                 exc.usage.repair_prompt_tokens, exc.usage.repair_completion_tokens, fallback=str(exc))

@@ -1,0 +1,89 @@
+"""Serving from the model registry: `models:/NAME@ALIAS` resolved now, a bento built for that version once.
+
+Promoting a version (moving the `champion` alias in MLflow) is what the next `serve models:/NAME@champion`
+follows; the bento of a version already built is reused (its labels name the registry and the version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserFacingError
+from . import packaging
+
+_URI = re.compile(r"^models:/(?P<name>[^/@]+)(?:@(?P<alias>[^/]+)|/(?P<version>\d+))$")
+
+
+@dataclass
+class RegisteredBento:
+    name: str
+    version: str
+    bento_tag: str
+    built: bool
+
+
+def parse_model_uri(uri: str) -> tuple[str, str | None, str | None]:
+    """(name, alias, version) of models:/NAME@ALIAS or models:/NAME/VERSION."""
+    match = _URI.match(uri.strip())
+    if not match:
+        raise UserFacingError(f"{uri!r} is not a registered model URI.",
+                              "Write models:/NAME@ALIAS (e.g. models:/churn-tabular_classification@champion) or "
+                              "models:/NAME/VERSION.")
+    return match["name"], match["alias"], match["version"]
+
+
+def resolve_version(uri: str, tracking_uri: str) -> tuple[str, str]:
+    """The (name, version) the URI points at now in the registry."""
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    name, alias, version = parse_model_uri(uri)
+    client = MlflowClient(tracking_uri)
+    try:
+        if alias:
+            return name, str(client.get_model_version_by_alias(name, alias).version)
+        return name, str(client.get_model_version(name, version).version)
+    except MlflowException as exc:
+        known = ", ".join(m.name for m in client.search_registered_models(max_results=20)) or "none"
+        raise UserFacingError(f"{uri} is not in the registry at {tracking_uri}: {exc.message}",
+                              f"Registered models there: {known}. Check the name and alias, and MLFLOW_TRACKING_URI "
+                              "(or --tracking-uri).") from None
+
+
+def registry_label(tracking_uri: str) -> str:
+    return hashlib.sha256(tracking_uri.encode()).hexdigest()[:12]
+
+
+def _existing_bento(label: str, version_label: str) -> str | None:
+    import bentoml
+
+    for bento in sorted(bentoml.bentos.list(), key=lambda b: b.info.creation_time, reverse=True):
+        labels = bento.info.labels or {}
+        if labels.get("registry") == label and labels.get("registered_model") == version_label:
+            return str(bento.tag)
+    return None
+
+
+def bento_for_registered(uri: str, tracking_uri: str, workdir: Path) -> RegisteredBento:
+    import mlflow
+
+    from ..tracking import SCHEMA_METADATA_KEY
+
+    name, version = resolve_version(uri, tracking_uri)
+    version_label = packaging.safe_name(f"{name}:{version}")
+    label = registry_label(tracking_uri)
+    found = _existing_bento(label, version_label)
+    if found:
+        return RegisteredBento(name, version, found, built=False)
+    mlflow.set_tracking_uri(tracking_uri)
+    model_uri = f"models:/{name}/{version}"
+    schema = (mlflow.models.get_model_info(model_uri).metadata or {}).get(SCHEMA_METADATA_KEY)
+    if not schema:
+        raise UserFacingError(f"{model_uri} carries no serving schema (it was not registered by automl-agent).",
+                              "Serve a version that an automl-agent run registered.")
+    build_dir = workdir / "registry-bentos" / version_label
+    tag = packaging.build_bento(build_dir, model_uri, f"{name}:{version}", schema, name, extra_labels={"registry": label})
+    return RegisteredBento(name, version, tag, built=True)
