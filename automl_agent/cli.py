@@ -177,15 +177,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         _error(exc)
         return EXIT_USAGE
     from .console import Reporter
-    from .flows.automl import automl_flow
+    from .flows.automl import automl_flow, make_task_runner
     from .workspace import new_run_id
+
+    if options.training_pool and _prefect_mode(args.prefect) == "ephemeral":
+        _error("--training-pool needs a Prefect server whose workers poll that pool; ephemeral mode has none.\n"
+               "  -> Start one with `automl-agent stack up` (then `automl-agent deploy`), or leave --training-pool out.")
+        return EXIT_USAGE
 
     options = options.model_copy(update={"run_id": options.run_id or new_run_id()})
     reporter = Reporter(quiet=args.quiet)
     reporter.say(f"automl-agent run {options.run_id} (workspace {options.workdir_path})")
     if prefect_server is not None:
         _wait_for_prefect(prefect_server, reporter)
-    record = automl_flow(options=options, reporter=reporter)
+    try:
+        flow_to_run = automl_flow.with_options(task_runner=make_task_runner()) if os.environ.get(
+            "AUTOML_AGENT_TASK_RUNNER") else automl_flow
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
+    from . import context
+
+    context.attach_reporter(options.run_id, reporter)
+    record = flow_to_run(options=options)
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))
@@ -243,6 +257,8 @@ def _summary(record, reporter, workdir: Path) -> None:
         rm = record.registered_model
         say(f"  model: models:/{rm.name}@{rm.alias} (version {rm.version}); bento {record.bento_tag}")
         say(f"  serve: automl-agent --workdir {workdir} serve {record.run_id}   demo: automl-agent --workdir {workdir} demo {record.run_id}")
+    if record.training_pool:
+        say(f"  trained on work pool {record.training_pool!r} (details in runs/{record.run_id}/training/)")
     if record.prefect_ui_url:
         say(f"  Prefect UI: {record.prefect_ui_url}")
     say(f"  success score {record.success_score}; {record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
@@ -340,7 +356,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
     print(f"  Prefect UI   {info.prefect_ui_url}")
     print(f"  MLflow UI    {info.mlflow_url}")
     print(f"  workers      {', '.join(c.pool for c in info.components if c.pool)} (logs in {stack.stack_dir()})")
-    print("export these, then `automl-agent deploy`:")
+    print("To use the stack, export these (then `automl-agent deploy`):")
     for key, value in info.exports().items():
         print(f"export {key}={value}")
     return EXIT_OK

@@ -100,6 +100,11 @@ def attach_reporter(run_id: str, reporter: Reporter) -> None:
         _REPORTERS[run_id] = reporter
 
 
+def attached_reporter(run_id: str) -> Reporter | None:
+    with _LOCK:
+        return _REPORTERS.get(run_id)
+
+
 def detach(run_id: str) -> None:
     with _LOCK:
         _REPORTERS.pop(run_id, None)

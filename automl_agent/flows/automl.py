@@ -70,7 +70,12 @@ def make_task_runner():
     if setting == "threads":
         return ThreadPoolTaskRunner(max_workers=4)
     if setting == "dask" or setting.startswith("dask:"):
+        import logging
+
         from prefect_dask import DaskTaskRunner
+
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # the cluster's chatter is not the user's news
+        logging.getLogger("distributed").setLevel(logging.WARNING)
 
         address = setting.partition(":")[2]
         if address:
@@ -83,9 +88,10 @@ def make_task_runner():
 
 @flow(name="automl-agent", flow_run_name="automl-{options.run_id}", task_runner=ThreadPoolTaskRunner(max_workers=4),
       log_prints=False, persist_result=True)
-def automl_flow(options: RunOptions, reporter: Reporter | None = None) -> RunRecord:
-    """The CLI's entry: typed options, progress on the terminal."""
-    return run_automl(options, reporter or Reporter())
+def automl_flow(options: RunOptions) -> RunRecord:
+    """The CLI's entry: typed options; progress goes to the reporter the caller attached for this run id (a flow
+    parameter must be serializable: a terminal stream is not)."""
+    return run_automl(options, context.attached_reporter(options.run_id or "") or Reporter())
 
 
 @flow(name="automl-agent", task_runner=make_task_runner(), log_prints=False, persist_result=True)

@@ -12,6 +12,7 @@ from typing import Literal
 from prefect import flow
 from pydantic import BaseModel, Field
 
+from .. import context
 from ..agents.contracts import attempt_dir
 from ..benchmark.baselines import baseline_name, score_baseline
 from ..benchmark.suite import BenchCase, Setting, load_suite, materialise
@@ -107,7 +108,8 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
     run = RunOptions(instruction=case.instruction(setting), data_path=str(data), workdir=options.workdir,
                      budget_s=options.budget_s, llm=options.llm, n_plans=options.n_plans, seed=repeat - 1,
                      run_id=f"bench-{case.dataset}-{setting}-{repeat}-{new_run_id()}")
-    record = automl_flow(options=run, reporter=Reporter(quiet=True))
+    context.attach_reporter(run.run_id, Reporter(quiet=True))
+    record = automl_flow(options=run)
     wall = time.perf_counter() - started
     value = record.metrics.get(case.metric)
     nps = normalised_performance(case.metric, value)

@@ -25,3 +25,11 @@ def call_stage(task, *args, **kwargs) -> tuple[Any, bool]:
     """Call a stage task; returns (its result, whether it came from the persisted cache, i.e. a resumed stage)."""
     state = task(*args, return_state=True, **kwargs)
     return state.result(), state.name == "Cached"
+
+
+def worker_id() -> str:
+    """host:pid of the process running a stage (recorded on the plan's MLflow run: where the mapped plans ran)."""
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"

@@ -6,7 +6,7 @@ from .. import context
 from ..context import RunRef
 from ..agents import data_agent, manager, model_agent
 from ..agents.contracts import DataProfile, ExecutionVerdict, Plan, PlanOutcome, RequirementSpec
-from .common import STAGE_CACHE, retry_unless_user_error
+from .common import STAGE_CACHE, retry_unless_user_error, worker_id
 
 
 @task(name="execute_plan", task_run_name="execute_plan_{plan.plan_id}", cache_policy=STAGE_CACHE, retries=2,
@@ -14,7 +14,8 @@ from .common import STAGE_CACHE, retry_unless_user_error
 def execute_plan(run: RunRef, plan: Plan, spec: RequirementSpec, profile: DataProfile, top_k: int, revision: int) -> PlanOutcome:
     """One plan, by the data agent then the model agent; a nested MLflow run records it."""
     ctx = context.get(run)
-    child = ctx.tracker.start(f"r{revision}-plan-{plan.plan_id}", {"plan_title": plan.title}, parent_id=ctx.mlflow_run_id)
+    child = ctx.tracker.start(f"r{revision}-plan-{plan.plan_id}", {"plan_title": plan.title, "automl_agent.worker": worker_id()},
+                              parent_id=ctx.mlflow_run_id)
     analysis = data_agent.analyse(ctx.brain, spec, plan, profile)
     proposal = model_agent.propose(ctx.brain, spec, plan, analysis, top_k)
     outcome = PlanOutcome(plan=plan, data=analysis, model=proposal)

@@ -1,0 +1,142 @@
+"""The team platform as real processes on 127.0.0.1: `stack up`, `deploy`, a run triggered through the Prefect API
+with training on the `gpu` pool's worker, the MLflow server holding everything, a bento served from
+models:/NAME@champion, and `stack down` leaving nothing running."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+from mlflow.tracking import MlflowClient
+
+pytestmark = pytest.mark.integration
+CLI = [sys.executable, "-m", "automl_agent.cli"]
+TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    home = tmp_path_factory.mktemp("team-home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_", "AUTOML_AGENT_"))}
+    env["AUTOML_AGENT_HOME"] = str(home)
+    up = subprocess.run([*CLI, "stack", "up"], capture_output=True, text=True, timeout=300, env=env)
+    info = json.loads((home / "stack" / "stack.json").read_text()) if (home / "stack" / "stack.json").exists() else None
+    try:
+        assert up.returncode == 0, up.stdout + up.stderr
+        exports = dict(line.removeprefix("export ").split("=", 1) for line in up.stdout.splitlines()
+                       if line.startswith("export "))
+        yield {"home": home, "env": {**env, **exports}, "info": info, "exports": exports, "up": up}
+    finally:
+        processes = _stack_processes(info)
+        down = subprocess.run([*CLI, "stack", "down"], capture_output=True, text=True, timeout=120, env=env)
+        assert down.returncode == 0, down.stderr
+        _, alive = psutil.wait_procs(processes, timeout=20)
+        assert not alive, f"stack down left processes: {[p.pid for p in alive]}"
+
+
+def _stack_processes(info) -> list[psutil.Process]:
+    found = []
+    for component in (info or {}).get("components", []):
+        try:
+            proc = psutil.Process(component["pid"])
+            found += [proc, *proc.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def _wait_flow_run(api: str, flow_run_id: str, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = httpx.get(f"{api}/flow_runs/{flow_run_id}", timeout=30).json()
+        if run["state_type"] in TERMINAL:
+            return run
+        time.sleep(1)
+    raise AssertionError(f"flow run {flow_run_id} did not finish in {timeout} s")
+
+
+def test_stack_status_reports_every_part_healthy(stack):
+    status = subprocess.run([*CLI, "stack", "status", "--json"], capture_output=True, text=True, timeout=60,
+                            env=stack["env"])
+    report = json.loads(status.stdout)
+    assert status.returncode == 0 and report["healthy"]
+    assert {c["name"] for c in report["components"]} == {"prefect-server", "mlflow", "worker-cpu", "worker-gpu"}
+    assert set(stack["exports"]) == {"PREFECT_API_URL", "MLFLOW_TRACKING_URI"}
+
+
+def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registry(stack, small_churn):
+    env, api, tracking = stack["env"], stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    deployed = subprocess.run([*CLI, "deploy"], capture_output=True, text=True, timeout=120, env=env)
+    assert deployed.returncode == 0, deployed.stderr
+    assert "automl-agent/run" in deployed.stdout and "automl-agent-train/gpu" in deployed.stdout
+
+    deployment = httpx.get(f"{api}/deployments/name/automl-agent/run", timeout=30).json()
+    assert deployment["entrypoint"] == "automl_agent.flows.automl:run" and deployment["work_pool_name"] == "cpu"
+    assert {"instruction", "data", "training_pool"} <= set(deployment["parameter_openapi_schema"]["properties"])
+    nightly = httpx.get(f"{api}/deployments/name/automl-agent-bench/nightly", timeout=30).json()
+    assert nightly["paused"] and nightly["schedules"][0]["schedule"]["cron"] == "0 2 * * *"
+
+    parameters = {"instruction": "Which customers will churn? F1 at least 0.4.", "data": str(small_churn),
+                  "budget": 8, "plans": 2, "training_pool": "gpu", "model_name": "team-churn"}
+    created = httpx.post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters},
+                         timeout=30).json()
+    flow_run = _wait_flow_run(api, created["id"], timeout=420)
+    assert flow_run["state_type"] == "COMPLETED", flow_run["state"]
+
+    trainings = httpx.post(f"{api}/flow_runs/filter", json={"flow_runs": {"parent_flow_run_id": None},
+                                                             "flows": {"name": {"any_": ["automl-agent-train"]}}},
+                           timeout=30).json()
+    assert trainings and all(t["state_type"] == "COMPLETED" for t in trainings)
+    assert {t["work_pool_name"] for t in trainings} == {"gpu"}
+    # its own process, started by the gpu pool's worker, not the automl flow run's process
+    assert trainings[0]["infrastructure_pid"] and trainings[0]["infrastructure_pid"] != flow_run["infrastructure_pid"]
+
+    client = MlflowClient(tracking)
+    version = client.get_model_version_by_alias("team-churn", "champion")
+    run = client.get_run(version.run_id)
+    top = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert {"instruction.txt", "requirement_spec.json", "agents", "plans", "verdicts", "scripts", "training"} <= top
+    prompts = [a.path for a in client.list_artifacts(run.info.run_id, "agents")]
+    assert any(p.endswith(".prompt.md") for p in prompts)
+    outputs = {Path(a.path).name for a in client.list_artifacts(run.info.run_id, "training/v1-a1/outputs")}
+    assert {"results.json", "model", "outcome.json"} <= outputs
+    assert run.info.artifact_uri.startswith("mlflow-artifacts:")  # through the server's proxy, not a local path
+
+    port = _free_port()
+    server = subprocess.Popen([*CLI, "--workdir", str(stack["home"] / "serving"), "serve", "models:/team-churn@champion",
+                               "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None, server.stdout.read()[-2000:]
+            time.sleep(1)
+        import pandas as pd
+
+        rows = pd.read_csv(small_churn).drop(columns=["churn"]).head(3)
+        answer = httpx.post(f"http://127.0.0.1:{port}/predict",
+                            json={"records": json.loads(rows.to_json(orient="records"))}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert len(answer.json()["predictions"]) == 3 and answer.json()["model"] == f"team-churn:{version.version}"
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=60)
