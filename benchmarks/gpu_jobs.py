@@ -16,7 +16,6 @@ import json
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +25,7 @@ CASES = {"image": "mnist-5k", "text": "sms-spam", "graph": "cora"}
 def prepare(out: Path, budget: float) -> None:
     sys.path.insert(0, str(ROOT))
     from automl_agent.benchmark.suite import load_suite, materialise
+    from automl_agent.agents.contracts import attempt_dir
     from automl_agent.training import data_snapshot
 
     suite = {c.dataset: c for c in load_suite("dev").cases}
@@ -33,12 +33,14 @@ def prepare(out: Path, budget: float) -> None:
     for kind, dataset in CASES.items():
         case = suite[dataset]
         data = materialise(case, out / "cache")
-        started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), "run", case.free,
-                               "--data", str(data), "--budget", str(budget), "--json", "--quiet", "--prefect", "ephemeral"]
-                              + (["--target", case.target] if case.target else []), capture_output=True, text=True)
-        record = json.loads(proc.stdout)
-        attempt = Path(record["script_path"]).parent
+        record = _earlier_run(workdir, data)
+        if record is None:
+            proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), "run", case.free,
+                                   "--data", str(data), "--budget", str(budget), "--json", "--quiet", "--prefect",
+                                   "ephemeral"] + (["--target", case.target] if case.target else []),
+                                  capture_output=True, text=True)
+            record = json.loads(proc.stdout)
+        attempt = attempt_dir(record["script_path"])
         job = out / kind
         shutil.rmtree(job, ignore_errors=True)
         job.mkdir(parents=True)
@@ -48,11 +50,20 @@ def prepare(out: Path, budget: float) -> None:
         (job / "data").mkdir()
         (shutil.copytree if source.is_dir() else shutil.copy)(source, job / "data" / source.name)
         cpu = json.loads((attempt / "results.json").read_text())
-        (job / "cpu.json").write_text(json.dumps({"dataset": dataset, "run_s": round(time.perf_counter() - started, 1),
+        (job / "cpu.json").write_text(json.dumps({"dataset": dataset, "run_s": record["timings"]["total"],
                                                   "train_s": record["timings"].get("train"), "metric": cpu["metric"],
                                                   "value": cpu["primary_metric"], "best_model": cpu["best_model"],
                                                   "n_trials": cpu["n_trials"], "device": cpu.get("device")}, indent=2))
         print(kind, json.loads((job / "cpu.json").read_text()))
+
+
+def _earlier_run(workdir: Path, data: Path) -> dict | None:
+    """A succeeded CPU run of the same data in the workspace (prepare is rerun after an interruption)."""
+    for path in sorted((workdir / "runs").glob("*/run.json")):
+        record = json.loads(path.read_text())
+        if record["status"] == "succeeded" and Path(record["data_path"]) == data.resolve():
+            return record
+    return None
 
 
 def run(jobs: Path, out: Path) -> None:
