@@ -79,7 +79,11 @@ def transcript_store(ref: RunRef) -> Path:
 def _brain(options: RunOptions):
     from .agents.brains.factory import make_brain
 
-    key = (options.llm, tuple(sorted(options.llm_by_agent.items())))
+    import os
+
+    # the endpoint is part of what the brain is: another OPENAI_BASE_URL is another brain
+    key = (options.llm, tuple(sorted(options.llm_by_agent.items())), os.environ.get("OPENAI_BASE_URL"),
+           os.environ.get("OPENAI_API_KEY"))
     with _LOCK:
         if key not in _BRAINS:
             _BRAINS[key] = make_brain(options.llm, options.llm_by_agent)
