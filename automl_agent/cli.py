@@ -27,7 +27,7 @@ EXAMPLES = """examples:
 
 team platform (the same commands point at a team's servers through PREFECT_API_URL and MLFLOW_TRACKING_URI):
   automl-agent stack up                      # Prefect server + UI, MLflow server, a worker per pool (cpu, gpu)
-  automl-agent deploy                        # deployments automl-agent/run, automl-agent-bench/nightly, training
+  automl-agent deploy                        # deployments automl-agent/run, automl-agent/bench, training
   prefect deployment run 'automl-agent/run' -p instruction="Predict churn" -p data=/abs/path/churn.csv
   automl-agent serve models:/churn-tabular_classification@champion --port 3000
   automl-agent stack down
@@ -120,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     deploy = sub.add_parser("deploy", help="register the deployments on the Prefect server PREFECT_API_URL names",
                             description="Creates the work pools (cpu, gpu) if missing, the GPU slot limit "
                                         "(automl-agent-gpu-slots) and the deployments automl-agent/run, "
-                                        "automl-agent-bench/nightly (scheduled, paused) and automl-agent-train/<pool>.")
+                                        "automl-agent/bench (scheduled, paused) and automl-agent-train/<pool>.")
     deploy.add_argument("--run-pool", default="cpu", help="pool whose workers run the automl flow (default cpu)")
     deploy.add_argument("--training-pools", default="cpu,gpu", help="pools that get a training deployment (default cpu,gpu)")
     deploy.add_argument("--gpu-slots", type=int, default=1, help="trainings the gpu pool runs at once (default 1)")
@@ -363,6 +363,8 @@ def cmd_stack(args: argparse.Namespace) -> int:
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
+    import httpx
+
     from .deployments.register import deploy
 
     api_url = os.environ.get("PREFECT_API_URL")
@@ -373,7 +375,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     pools = tuple(p.strip() for p in args.training_pools.split(",") if p.strip())
     try:
         rows = deploy(api_url, run_pool=args.run_pool, training_pools=pools, gpu_slots=args.gpu_slots)
-    except httpx_errors() as exc:
+    except (httpx.HTTPError, OSError) as exc:
         raise UserFacingError(f"The Prefect server at {api_url} did not answer: {exc}",
                               "Check PREFECT_API_URL (`automl-agent stack status` shows the local stack).",
                               status="failed") from None
@@ -384,12 +386,6 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     print(f"run one: prefect deployment run 'automl-agent/run' -p instruction=\"...\" -p data=/path/or/url.csv "
           f"(or the Run button at {ui}/deployments)")
     return EXIT_OK
-
-
-def httpx_errors() -> tuple[type[BaseException], ...]:
-    import httpx
-
-    return (httpx.HTTPError, OSError)
 
 
 def _delivered(args: argparse.Namespace, field: str):

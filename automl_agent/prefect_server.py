@@ -16,7 +16,6 @@ import argparse
 import fcntl
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,7 @@ from pydantic import BaseModel
 
 from .errors import UserFacingError
 from .home import user_home
+from .processes import alive, free_port
 from .sandbox import die_with_parent
 
 IDLE_MINUTES_DEFAULT = 60.0
@@ -59,22 +59,6 @@ def _last_used_path() -> Path:
     return _home() / "last_used"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def is_healthy(info: ServerInfo, timeout: float = 2.0) -> bool:
     try:
         return httpx.get(f"{info.api_url}/health", timeout=timeout).status_code == 200
@@ -91,7 +75,7 @@ def read_info() -> ServerInfo | None:
         info = ServerInfo.model_validate_json(path.read_text())
     except ValueError:
         return None
-    return info if _alive(info.pid) else None
+    return info if alive(info.pid) else None
 
 
 def _pinned_path() -> Path:
@@ -132,7 +116,7 @@ def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None) -
         if info is not None:
             touch()
             return info, False
-        port = port or _free_port()
+        port = port or free_port()
         touch()
         with open(_home() / "server.log", "ab") as log:
             proc = subprocess.Popen(
@@ -151,7 +135,7 @@ def wait_healthy(info: ServerInfo, timeout: float = STARTUP_TIMEOUT_S) -> None:
     while time.monotonic() < deadline:
         if is_healthy(info):
             return
-        if not _alive(info.pid):
+        if not alive(info.pid):
             break
         time.sleep(0.25)
     log = Path(info.prefect_home) / "server.log"
@@ -174,9 +158,9 @@ def stop(timeout: float = 15.0) -> bool:
     except ProcessLookupError:
         return False
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(info.pid):
+    while time.monotonic() < deadline and alive(info.pid):
         time.sleep(0.2)
-    if _alive(info.pid):
+    if alive(info.pid):
         os.killpg(info.pid, signal.SIGKILL)
     return True
 

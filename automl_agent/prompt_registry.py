@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from .agents.brains.base import PROMPTS_DIR
+from .settings import point_mlflow_at
 
 PREFIX = "automl-agent"
 
@@ -42,7 +43,7 @@ def sync_prompts(workdir: Path, tracking_uri: str, prompts_dir: Path = PROMPTS_D
             continue
         import mlflow
 
-        mlflow.set_tracking_uri(tracking_uri)
+        point_mlflow_at(tracking_uri)
         agent = template.stem.removeprefix("system_").split(".", 1)[0]
         registered = mlflow.genai.register_prompt(
             name=name, template=text, commit_message=f"{template.name} (sha256 {digest[:12]})",

@@ -57,6 +57,20 @@ def is_remote_tracking(uri: str) -> bool:
     return uri.startswith(("http://", "https://", "databricks"))
 
 
+def point_mlflow_at(uri: str) -> None:
+    """Set MLflow's process-wide tracking URI without leaving it in MLFLOW_TRACKING_URI (MLflow exports it there
+    for subprocesses): that variable is the user's choice, and a later run in this process, in another workspace,
+    must not mistake this run's store for it."""
+    import mlflow
+
+    before = os.environ.get("MLFLOW_TRACKING_URI")
+    mlflow.set_tracking_uri(uri)
+    if before is None:
+        os.environ.pop("MLFLOW_TRACKING_URI", None)
+    else:
+        os.environ["MLFLOW_TRACKING_URI"] = before
+
+
 def configure_environment(workdir: Path) -> None:
     """Point Prefect, MLflow and BentoML at the workspace; quiet their telemetry. Call before importing them."""
     workdir.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from . import prefect_server
 from .errors import UserFacingError
 from .home import user_home
+from .processes import alive, free_port
 
 POOLS = ("cpu", "gpu")
 STARTUP_TIMEOUT_S = 180.0
@@ -68,15 +69,6 @@ def read_info() -> StackInfo | None:
         return None
 
 
-def _alive(pid: int) -> bool:
-    import psutil
-
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
 def _healthy(url: str, timeout: float = 2.0) -> bool:
     try:
         return httpx.get(url, timeout=timeout).status_code == 200
@@ -89,7 +81,7 @@ def _wait(check, what: str, component: Component, timeout: float = STARTUP_TIMEO
     while time.monotonic() < deadline:
         if check():
             return
-        if not _alive(component.pid):
+        if not alive(component.pid):
             break
         time.sleep(0.25)
     tail = Path(component.log).read_text(errors="replace")[-600:] if Path(component.log).exists() else ""
@@ -106,17 +98,9 @@ def _spawn(name: str, command: list[str], env: dict[str, str], **extra) -> Compo
     return Component(name=name, pid=proc.pid, log=str(log), **extra)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start_mlflow(port: int | None) -> Component:
     folder = stack_dir()
-    port = port or _free_port()
+    port = port or free_port()
     command = [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
                "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
                "--artifacts-destination", str(folder / "mlartifacts"), "--serve-artifacts"]
@@ -164,7 +148,7 @@ def _workers_online(api_url: str, pools: tuple[str, ...]) -> bool:
 def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: tuple[str, ...] = POOLS) -> StackInfo:
     """Start whatever of the stack is not running; wait until all of it is healthy."""
     existing = read_info()
-    if existing is not None and all(_alive(c.pid) for c in existing.components):
+    if existing is not None and all(alive(c.pid) for c in existing.components):
         prefect_server.pin(True)
         _check(existing)
         return existing
@@ -208,14 +192,14 @@ def status() -> dict:
     online = _workers_online(info.prefect_api_url, pools) if pools else False
     rows = []
     for c in info.components:
-        alive = _alive(c.pid)
+        running = alive(c.pid)
         if c.name == "prefect-server":
-            healthy = alive and _healthy(f"{info.prefect_api_url}/health")
+            healthy = running and _healthy(f"{info.prefect_api_url}/health")
         elif c.name == "mlflow":
-            healthy = alive and _healthy(f"{c.url}/health")
+            healthy = running and _healthy(f"{c.url}/health")
         else:
-            healthy = alive and online
-        rows.append({**c.model_dump(), "alive": alive, "healthy": healthy})
+            healthy = running and online
+        rows.append({**c.model_dump(), "alive": running, "healthy": healthy})
     return {"running": all(r["alive"] for r in rows), "healthy": all(r["healthy"] for r in rows),
             "prefect_ui_url": info.prefect_ui_url, "exports": info.exports(), "workspace": info.workspace,
             "components": rows}
@@ -270,7 +254,7 @@ def down() -> list[str]:
         for component in ordered:
             if component.name == "prefect-server":
                 continue
-            if _alive(component.pid):
+            if alive(component.pid):
                 _terminate(component)
                 stopped.append(component.name)
     prefect_server.pin(False)

@@ -17,7 +17,7 @@ from mlflow.models import infer_signature
 from mlflow.tracking import MlflowClient
 
 from .agents.brains.base import Transcript
-from .settings import is_remote_tracking
+from .settings import is_remote_tracking, point_mlflow_at
 from .workspace import RegisteredModel
 
 
@@ -45,7 +45,7 @@ class Tracker:
     def __init__(self, tracking_uri: str, experiment: str, artifact_root: Path | None = None,
                  experiment_id: str | None = None):
         self.tracking_uri = tracking_uri
-        mlflow.set_tracking_uri(tracking_uri)
+        point_mlflow_at(tracking_uri)
         self.client = MlflowClient(tracking_uri)
         if experiment_id is not None:
             self.experiment_id = experiment_id

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserFacingError
+from ..settings import point_mlflow_at
 from . import packaging
 
 _URI = re.compile(r"^models:/(?P<name>[^/@]+)(?:@(?P<alias>[^/]+)|/(?P<version>\d+))$")
@@ -78,7 +79,7 @@ def bento_for_registered(uri: str, tracking_uri: str, workdir: Path) -> Register
     found = _existing_bento(label, version_label)
     if found:
         return RegisteredBento(name, version, found, built=False)
-    mlflow.set_tracking_uri(tracking_uri)
+    point_mlflow_at(tracking_uri)
     model_uri = f"models:/{name}/{version}"
     schema = (mlflow.models.get_model_info(model_uri).metadata or {}).get(SCHEMA_METADATA_KEY)
     if not schema:

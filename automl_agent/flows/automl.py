@@ -7,7 +7,6 @@ import os
 import time
 import traceback
 import warnings
-from pathlib import Path
 from typing import Any, Optional
 
 from prefect import flow, unmapped

@@ -62,7 +62,7 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
     else:
         outcome = run_script(Path(script.path), workdir, timeout_s=timeout_s, memory_mb=opts.memory_mb,
                              threads=opts.n_jobs, on_line=_progress_printer(ctx))
-    log_path = Path(workdir / f"{Path(script.path).stem}.log")
+    log_path = workdir / f"{Path(script.path).stem}.log"
     if log_path.exists():
         ctx.tracker.file(ctx.mlflow_run_id, log_path, "scripts")
     results_path = workdir / "results.json"

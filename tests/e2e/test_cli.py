@@ -77,10 +77,12 @@ def test_the_run_is_watched_from_the_users_prefect_server(churn_run):
 def test_a_registry_consumer_predicts_on_the_training_csv_as_read(churn_run, churn_csv):
     """models:/NAME@champion with mlflow.pyfunc, on a DataFrame straight from the CSV (integer columns stay int64)."""
     import mlflow
+
+    from automl_agent.settings import point_mlflow_at
     import pandas as pd
 
     record = json.loads(churn_run[1].stdout)
-    mlflow.set_tracking_uri(record["mlflow_tracking_uri"])
+    point_mlflow_at(record["mlflow_tracking_uri"])
     name = record["registered_model"]["name"]
     model = mlflow.pyfunc.load_model(f"models:/{name}@champion")
     rows = pd.read_csv(churn_csv).drop(columns=["churn"]).head(50)

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
+from automl_agent.settings import point_mlflow_at
+
 pytestmark = pytest.mark.integration
 
 
@@ -32,7 +34,7 @@ def test_regression_run_is_verified_registered_and_tracked(run_cli, small_diamon
     assert {"instruction.txt", "requirement_spec.json", "agents", "plans", "verdicts", "scripts", "results", "report"} <= artifacts
     agent_files = [a.path for a in client.list_artifacts(record.mlflow_run_id, "agents")]
     assert any(p.endswith("prompt.parse_instruction.prompt.md") for p in agent_files)
-    mlflow.set_tracking_uri(record.mlflow_tracking_uri)
+    point_mlflow_at(record.mlflow_tracking_uri)
     model = mlflow.pyfunc.load_model("models:/diamonds-test@champion")
     rows = pd.read_csv(small_diamonds).drop(columns=["price"]).head(20)  # a registry consumer's own CSV, as read
     assert len(model.predict(rows)) == 20

@@ -11,6 +11,7 @@ import mlflow
 import pytest
 from mlflow.tracking import MlflowClient
 
+from automl_agent.settings import point_mlflow_at
 from tests.chat_server import ChatServer
 
 pytestmark = pytest.mark.integration
@@ -73,7 +74,7 @@ def test_llm_writes_the_script_and_fixes_it_from_the_error(run_cli, small_churn,
     assert llm.prompt_versions["automl-agent.operation.write_script"] == "1"
     run_tags = meta.get_run(record.mlflow_run_id).data.tags
     assert run_tags["prompt.automl-agent.operation.write_script"] == "1"
-    mlflow.set_tracking_uri(record.mlflow_tracking_uri)
+    point_mlflow_at(record.mlflow_tracking_uri)
     registered = mlflow.genai.load_prompt("prompts:/automl-agent.operation.write_script/1")
     assert "Task skeleton" in registered.template
 

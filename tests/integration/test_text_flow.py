@@ -10,6 +10,8 @@ import mlflow
 import pandas as pd
 import pytest
 
+from automl_agent.settings import point_mlflow_at
+
 pytestmark = pytest.mark.integration
 
 
@@ -23,7 +25,7 @@ def test_spam_detection_is_trained_verified_and_served_from_text(run_cli, small_
     schema = json.loads((workdir / "runs" / record.run_id / "bento" / "schema.json").read_text())
     assert [c["type"] for c in schema["columns"]] == ["text"]
 
-    mlflow.set_tracking_uri(record.mlflow_tracking_uri)
+    point_mlflow_at(record.mlflow_tracking_uri)
     model = mlflow.pyfunc.load_model("models:/sms-test@champion")
     texts = pd.DataFrame({"message": ["WINNER!! You have won a FREE prize, call 09061701461 now to claim",
                                       "ok see you at lunch tomorrow"]})
