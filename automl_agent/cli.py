@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import subprocess
@@ -34,15 +35,29 @@ team platform (the same commands point at a team's servers through PREFECT_API_U
 """
 
 
+def _global_options(with_defaults: bool) -> argparse.ArgumentParser:
+    """Options every command takes. After the command their defaults are suppressed, so that a value given before
+    the command is not overwritten by the default."""
+    options = argparse.ArgumentParser(add_help=False)
+
+    def default(value):
+        return value if with_defaults else argparse.SUPPRESS
+
+    options.add_argument("--workdir", default=default(os.environ.get("AUTOML_AGENT_WORKDIR", ".automl")),
+                         help="workspace folder: runs, MLflow store, bentos (default: .automl in the current directory)")
+    options.add_argument("--tracking-uri", default=default(None), metavar="URI",
+                         help="MLflow tracking server or store for runs, artifacts, prompts, traces and the model "
+                              "registry (default: MLFLOW_TRACKING_URI, else sqlite in the workspace)")
+    return options
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="automl-agent", description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--workdir", default=os.environ.get("AUTOML_AGENT_WORKDIR", ".automl"),
-                        help="workspace folder: runs, MLflow store, bentos (default: .automl in the current directory)")
-    parser.add_argument("--tracking-uri", default=None, metavar="URI",
-                        help="MLflow tracking server or store for runs, artifacts, prompts, traces and the model "
-                             "registry (default: MLFLOW_TRACKING_URI, else sqlite in the workspace)")
+        prog="automl-agent", description=__doc__, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_global_options(with_defaults=True)])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # global options are accepted after the command too (`automl-agent run ... --workdir W`)
+    sub.add_parser = functools.partial(sub.add_parser, parents=[_global_options(with_defaults=False)])
 
     run = sub.add_parser("run", help="run the whole pipeline on an instruction and a data file",
                          description="Parse the instruction, plan, train with HPO in a sandbox, verify, register, build a bento and a demo.")
@@ -74,7 +89,6 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--training-pool", default=os.environ.get("AUTOML_AGENT_TRAINING_POOL") or None, metavar="POOL",
                      help="train the generated script as a flow run on this Prefect work pool (e.g. gpu; needs "
                           "`automl-agent deploy` on that server) instead of a local subprocess")
-    run.add_argument("--tracking-uri", default=argparse.SUPPRESS, metavar="URI", help="as the global --tracking-uri")
     run.add_argument("--prefect", default=None, metavar="MODE",
                      help="Prefect API: 'workspace' (default: a server for this workspace, started once in the background "
                           "and reused; it serves the Prefect UI), 'ephemeral' (a temporary in-process server per command, "

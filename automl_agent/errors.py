@@ -12,3 +12,17 @@ class UserFacingError(Exception):
 
     def __str__(self) -> str:
         return f"{self.problem}\n  -> {self.hint}" if self.hint else self.problem
+
+
+class TargetUnclear(UserFacingError):
+    """The instruction does not say which column to predict, and the data does not settle it: ask, never guess."""
+
+    def __init__(self, reason: str, candidates: list[str], columns: list[str]):
+        self.candidates = candidates
+        shown = ", ".join(repr(c) for c in candidates) if candidates else "none stands out"
+        example = candidates[0] if candidates else (columns[0] if columns else "COLUMN")
+        super().__init__(
+            f"Which column should the model predict? {reason[0].upper() + reason[1:]}. Best candidates: {shown}.",
+            f"Run again with --target {example} (or another column: {', '.join(columns[:12])}"
+            f"{', ...' if len(columns) > 12 else ''}), or name the column in the instruction.",
+            status="rejected")

@@ -10,11 +10,25 @@ import re
 
 from . import metrics
 from .contracts import Constraint, TaskType
+from .understanding.words import normalise
 
-_NUMBER = r"(\d+(?:[.,]\d+)?)\s*(%|percent)?"
-_AT_LEAST = r"(?:at least|no less than|not less than|minimum(?: of)?|min\.?|>=|≥|>|above|over|greater than|more than|higher than|exceed(?:s|ing)?|of at least|reach(?:es)?|achieves?)"
-_AT_MOST = r"(?:at most|no more than|not more than|maximum(?: of)?|max\.?|<=|≤|<|under|below|less than|lower than|within|not exceed(?:ing)?|smaller than|fewer than)"
-_GAP = r"[^.;\d]{0,40}?"
+_NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent)?"
+# bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
+# "less than"); "under 10 ms" is strict, "at most 10 ms" is not
+_BOUNDS: tuple[tuple[str, str], ...] = (
+    ("<=", r"less than or equal to|lower than or equal to|no more than|not more than|no higher than|not higher than|"
+           r"no bigger than|no larger than|no greater than|no slower than|not slower than|not (?:to )?exceed(?:ing)?|"
+           r"must not exceed|mustn't exceed|should not exceed|shouldn't exceed|can't be (?:larger|bigger|more|higher) than|"
+           r"cannot be (?:larger|bigger|more|higher) than|at most|maximum(?: of)?|max\.?|within|up to|<=|≤|=<"),
+    (">=", r"greater than or equal to|more than or equal to|higher than or equal to|no less than|not less than|"
+           r"no lower than|not lower than|no worse than|not worse than|at least|minimum(?: of)?|min\.?|>=|≥|=>|"
+           r"reach(?:es)?|achieves?|hits?"),
+    ("<", r"under|below|less than|lower than|smaller than|fewer than|faster than|shorter than|quicker than|<"),
+    (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
+)
+_AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at most|or smaller", "<="),
+          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b|or over", ">="))
+_GAP = r"[^.\d]{0,40}?"
 
 
 def _number(text: str, percent: str | None) -> float:
@@ -27,81 +41,126 @@ def _metric_pattern() -> str:
     return "|".join(re.escape(n) for n in names)
 
 
-def _bounded(phrase: str) -> tuple[str, str] | None:
-    # negated forms first: "no more than" contains "more than", "not less than" contains "less than"
-    if re.search(r"no[t]? (?:more|greater|higher|larger) than|not? exceed", phrase):
-        return "<=", phrase
-    if re.search(r"no[t]? (?:less|fewer|lower|smaller) than", phrase):
-        return ">=", phrase
-    if re.search(_AT_LEAST, phrase):
-        return ">=", phrase
-    if re.search(_AT_MOST, phrase):
-        return "<=", phrase
+def _op_before(phrase: str) -> str | None:
+    """The bound the words before a number give: the last bound phrase in them wins ('above 0.6 and latency under');
+    a phrase inside a longer one found first ('more than' in 'no more than') does not count."""
+    taken: list[tuple[int, int, str]] = []
+    for op, pattern in _BOUNDS:
+        for m in re.finditer(rf"(?:(?<=\W)|^)(?:{pattern})(?=\W|$)", phrase):
+            if not any(a <= m.start() < b or a < m.end() <= b for a, b, _ in taken):
+                taken.append((m.start(), m.end(), op))
+    return max(taken)[2] if taken else None
+
+
+def _op_after(phrase: str) -> str | None:
+    for pattern, op in _AFTER:
+        if re.match(rf"\s*(?:{pattern})", phrase):
+            return op
     return None
 
 
+def _negated_before(text: str, start: int) -> bool:
+    before = text[max(0, start - 40):start]
+    return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,]*$", before))
+
+
 def parse_performance(instruction: str) -> list[Constraint]:
-    text = instruction.lower()
+    text = normalise(instruction)
     found: dict[str, Constraint] = {}
-    pattern = rf"(?<![\w-])({_metric_pattern()})(?![\w-])({_GAP}){_NUMBER}(\s*(?:or (?:more|higher|better|above|greater|less|lower|below|fewer))?)"
-    for match in re.finditer(pattern, text):
-        alias, between, number, percent, after = match.groups()
+    metric = _metric_pattern()
+    forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
+    backward = rf"({_GAP}){_NUMBER}\s*(?:of\s+|in\s+)?(?:the\s+)?(?<![\w-])({metric})(?![\w-])"
+    matches = []
+    for m in re.finditer(forward, text):
+        alias, between, number, percent = m.groups()
+        if re.search(r"[;,]", between) and re.search(rf"\b(?:{_TRAINING_WORDS}|{_LATENCY_WORDS}|size|mb|ms)\b|{metric}", between):
+            continue  # the number belongs to another clause ('RMSE, training under 60 s')
+        matches.append((m.start(), alias, between, number, percent, text[m.end():m.end() + 20], m.group(0)))
+    for m in re.finditer(backward, text):
+        between, number, percent, alias = m.groups()
+        if any(abs(m.start(4) - start) < 3 for start, *_ in matches):
+            continue
+        matches.append((m.start(4), alias, between + " of ", number, percent, text[m.end(3):m.start(4)], m.group(0)))
+    for start, alias, between, number, percent, after, phrase in sorted(matches):
         name = metrics.ALIASES[alias]
-        bound = _bounded(between)
-        if after.strip():
-            bound = (">=", after) if re.search(r"more|higher|better|above|greater", after) else ("<=", after)
-        if bound is None:
+        if _negated_before(text, start):
+            continue
+        op = _op_after(after) or _op_before(between)
+        if op is None:
             # "an F1 of 0.6" with no bound word: a performance target means "at least" for scores, "at most" for losses
-            if not re.search(r"(\bof\b|=|:|\bis\b|\bbe\b|\btarget\b)", between):
+            if not re.search(r"(\bof\b|=|:|\bis\b|\bbe\b|\btarget\b|\baround\b|\babout\b)", between):
                 continue
             op = ">=" if metrics.direction(name) == "maximize" else "<="
-        else:
-            op = bound[0]
         value = _number(number, percent)
         if name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index"} and value > 1:
             value = value / 100.0
-        found.setdefault(name, Constraint(name=name, op=op, target=value, kind="performance", phrase=match.group(0).strip()))
+        found.setdefault(name, Constraint(name=name, op=op, target=value, kind="performance", phrase=phrase.strip()))
     return list(found.values())
 
 
-_TIME_UNITS = {"ms": 1.0, "millisecond": 1.0, "milliseconds": 1.0, "msec": 1.0,
-               "s": 1000.0, "sec": 1000.0, "second": 1000.0, "seconds": 1000.0,
+_TIME_UNITS = {"ms": 1.0, "millisecond": 1.0, "milliseconds": 1.0, "msec": 1.0, "msecs": 1.0,
+               "s": 1000.0, "sec": 1000.0, "secs": 1000.0, "second": 1000.0, "seconds": 1000.0,
+               "min": 60_000.0, "mins": 60_000.0, "minute": 60_000.0, "minutes": 60_000.0,
+               "h": 3_600_000.0, "hour": 3_600_000.0, "hours": 3_600_000.0,
                "us": 0.001, "µs": 0.001, "microsecond": 0.001, "microseconds": 0.001}
 _SIZE_UNITS = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "kib": 1 / 1024, "mib": 1.0, "gib": 1024.0,
-               "megabytes": 1.0, "kilobytes": 1 / 1024, "gigabytes": 1024.0}
-_COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
+               "megabytes": 1.0, "megabyte": 1.0, "kilobytes": 1 / 1024, "kilobyte": 1 / 1024, "gigabytes": 1024.0,
+               "gigabyte": 1024.0}
+_COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
+_TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"
+_LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|respon(?:d|se|ds)|answer(?:ed|s)?|reply|repl(?:ies|y)|"
+                  r"request|call|query|serv(?:e|ing)|score|come back|return|real[- ]time|per (?:record|row|sample|item)|each|fast")
+
+
+def _quantities(text: str, units: str):
+    for m in re.finditer(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*({units})(?![\w])", text):
+        yield m
 
 
 def parse_complexity(instruction: str) -> list[Constraint]:
-    text = instruction.lower()
-    out: list[Constraint] = []
-    latency_words = r"(?:latency|inference time|prediction time|predict(?:ion)?s?|inference|respond|response time|answer)"
-    latency = re.search(
-        rf"{latency_words}[^.;]{{0,60}}?{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|msec|s|sec|seconds?|us|µs|microseconds?)\b",
-        text,
-    ) or re.search(
-        rf"{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|msec|us|µs|microseconds?)\b[^.;]{{0,40}}?(?:per|for each|each|a|one)\s+(?:prediction|sample|record|row|request|inference|image|text|review|message|document|item|forecast|node|query|call)",
-        text,
-    )
-    if latency:
-        value, unit = latency.group(1), latency.group(2)
-        out.append(Constraint(name="latency_ms", op="<=", target=float(value) * _TIME_UNITS[unit], kind="complexity",
-                              phrase=latency.group(0).strip()))
-    size = re.search(rf"(?:model size|size of the model|model file|model must be|model should be|size)[^.;]{{0,40}}?{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(kb|mb|gb|kib|mib|gib|megabytes|kilobytes|gigabytes)\b", text) \
-        or re.search(rf"{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(kb|mb|gb|kib|mib|gib|megabytes|kilobytes|gigabytes)\b", text)
-    if size:
-        out.append(Constraint(name="model_size_mb", op="<=", target=round(float(size.group(1)) * _SIZE_UNITS[size.group(2)], 6),
-                              kind="complexity", phrase=size.group(0).strip()))
-    params = re.search(rf"{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(k|thousand|m|million|b|billion)?\s*(?:trainable\s+)?param(?:eter)?s?\b", text)
-    if params:
-        out.append(Constraint(name="n_parameters", op="<=", target=float(params.group(1)) * _COUNT_UNITS[params.group(2) or ""],
-                              kind="complexity", phrase=params.group(0).strip()))
-    train = re.search(rf"(?:train(?:ing)?(?: time)?|fit)[^.;]{{0,40}}?{_AT_MOST}\s*(\d+(?:\.\d+)?)\s*(s|sec|seconds?|min|minutes?)\b", text)
-    if train:
-        factor = 60.0 if train.group(2).startswith("min") else 1.0
-        out.append(Constraint(name="training_time_s", op="<=", target=float(train.group(1)) * factor, kind="complexity",
-                              phrase=train.group(0).strip()))
-    return out
+    text = normalise(instruction)
+    out: dict[str, Constraint] = {}
+    time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
+    for m in _quantities(text, time_units):
+        value, unit = float(m.group(1)), m.group(2)
+        before = text[max(0, m.start() - 70):m.start()]
+        clause = re.split(r"[.;]|\band\b|,", before)[-1]
+        if _negated_before(text, m.start()):
+            continue
+        op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
+        window = before + text[m.end():m.end() + 30]
+        if re.search(rf"\b(?:{_TRAINING_WORDS})", clause):
+            name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
+        elif unit in {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"} \
+                or re.search(rf"\b(?:{_LATENCY_WORDS})", window):
+            if unit in {"h", "hour", "hours"} or (op is None and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)):
+                continue
+            name, target = "latency_ms", value * _TIME_UNITS[unit]
+        elif op is not None and unit not in {"h", "hour", "hours"}:
+            name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
+        else:
+            continue
+        out.setdefault(name, Constraint(name=name, op=op or "<=", target=round(target, 6), kind="complexity",
+                                        phrase=(clause[-40:] + m.group(0)).strip()))
+    size_units = "|".join(sorted((re.escape(u) for u in _SIZE_UNITS), key=len, reverse=True))
+    for m in _quantities(text, size_units):
+        before = re.split(r"[.;]|\band\b|,", text[max(0, m.start() - 60):m.start()])[-1]
+        if _negated_before(text, m.start()):
+            continue
+        op = _op_after(text[m.end():m.end() + 16]) or _op_before(before)
+        if op is None and not re.search(r"\b(?:size|model|file|weigh|footprint|disk|memory)\b", before):
+            continue
+        target = round(float(m.group(1)) * _SIZE_UNITS[m.group(2)], 8)
+        out.setdefault("model_size_mb", Constraint(name="model_size_mb", op=op or "<=", target=target,
+                                                   kind="complexity", phrase=(before[-40:] + m.group(0)).strip()))
+    for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion)?\s*(?:trainable\s+)?"
+                         r"(?:param(?:eter)?s?|weights)\b", text):
+        before = re.split(r"[.;]|\band\b|,", text[max(0, m.start() - 60):m.start()])[-1]
+        op = _op_after(text[m.end():m.end() + 16]) or _op_before(before) or "<="
+        target = float(m.group(1)) * _COUNT_UNITS[m.group(2) or ""]
+        out.setdefault("n_parameters", Constraint(name="n_parameters", op=op, target=target, kind="complexity",
+                                                  phrase=(before[-40:] + m.group(0)).strip()))
+    return list(out.values())
 
 
 def parse_constraints(instruction: str) -> list[Constraint]:
@@ -116,9 +175,13 @@ def mentioned_metric(instruction: str, task: TaskType) -> str | None:
     for alias, name in metrics.ALIASES.items():
         if name not in allowed:
             continue
-        m = re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), name)
+        for m in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text):
+            after = text[m.end():m.end() + 30]
+            if _negated_before(text, m.start()) or re.match(r"\s*(?:is|are)\s*(?:not|n't)\b|\s*isn't\b|\s*doesn't", after):
+                continue
+            if best is None or m.start() < best[0]:
+                best = (m.start(), name)
+            break
     return best[1] if best else None
 
 

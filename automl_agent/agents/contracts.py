@@ -98,6 +98,7 @@ class DatasetSpec(Contract):
     source: str = Field(default="user-upload", description="where the data comes from")
     path: str = ""
     target: str | None = Field(default=None, description="target column (held labels for clustering)")
+    target_reason: str = Field(default="", description="why this column (filled in by the cross-check)")
     preprocessing: list[str] = Field(default_factory=list)
     augmentation: list[str] = Field(default_factory=list)
 

@@ -13,18 +13,26 @@ from .contracts import (
 )
 
 
-def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[str, Any]) -> RequestVerdict:
-    """The brain's verdict, cross-checked: an instruction that plainly names an ML task on a table with columns is
-    never turned away (weak models reject good requests); where the rules are unsure the brain decides."""
+def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[str, Any], profile=None,
+                   target_flag: str | None = None) -> RequestVerdict:
+    """The brain's verdict, cross-checked: a request the rules read as a learning task on this data is never turned
+    away (weak models reject good requests), and one that asks for something else (a poem, a file sent somewhere,
+    the agent's own instructions) is never let through; where the rules are unsure the brain decides."""
     verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
-                                     {"instruction": instruction, "data_summary": data_summary}))
+                                     {"instruction": instruction, "data_summary": data_summary, "profile": profile,
+                                      "target_flag": target_flag}))
     from .brains.offline import OfflineRules
+    from .understanding.request import NOT_LEARNING
 
-    rules = OfflineRules.verify_request(instruction, data_summary)
+    rules = OfflineRules.verify_request(instruction, data_summary, profile, target_flag)
     if rules.relevant and rules.adequate and not (verdict.relevant and verdict.adequate):
         brain.note_corrections("manager.verify_request", [
-            f"the instruction names an ML task on a table with {len(data_summary.get('columns', []))} columns; "
-            f"the brain's rejection was overridden (it said: {verdict.feedback[:200]!r})"])
+            f"the instruction reads as a learning task on a table with {len(data_summary.get('columns', []))} "
+            f"columns; the brain's rejection was overridden (it said: {verdict.feedback[:200]!r})"])
+        return rules
+    if not rules.relevant and verdict.relevant and NOT_LEARNING.search(instruction.lower()):
+        brain.note_corrections("manager.verify_request", [
+            "the instruction asks for something other than learning from the data; the brain's acceptance was overridden"])
         return rules
     return verdict
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
-from .brains.offline import OfflineRules, infer_task
+from .brains.offline import NAMED, OfflineRules, default_metric, infer_task, understood_target
 from .constraints import mentioned_metric, reconcile
 from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
-from ..errors import UserFacingError
+from ..errors import TargetUnclear, UserFacingError
+from .understanding import eligible_columns
 
 STEP = "prompt.parse_instruction"
 
@@ -39,32 +40,28 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
     spec = spec.model_copy(deep=True)
     problem, dataset = spec.problem, spec.dataset
 
-    if target_override is not None:
-        if dataset.target != target_override:
-            notes.append(f"target set to {target_override!r} by --target")
-        dataset.target = target_override
-    elif dataset.target is not None and profile.column(dataset.target) is None:
-        notes.append(f"target {dataset.target!r} is not a column; using {rules.dataset.target!r}")
-        dataset.target = rules.dataset.target
+    decision = understood_target(instruction, profile, target_override)
+    if decision.column is not None:
+        if dataset.target != decision.column:
+            said = f" (the brain said {dataset.target!r})" if dataset.target else ""
+            notes.append(f"target set to {decision.column!r}: {decision.reason}{said}")
+        dataset.target = decision.column
+    elif dataset.target is not None:
+        notes.append(f"target {dataset.target!r} dropped: {decision.reason}")
+        dataset.target = None
+    dataset.target_reason = decision.reason
 
     task = problem.downstream_task
-    if task != TaskType.tabular_clustering and dataset.target is None and rules.dataset.target is not None:
-        # settle the target first: whether the task fits the data depends on the column it predicts
-        dataset.target = rules.dataset.target
-        notes.append(f"no target given; using {dataset.target!r}")
-    if target_override is not None:
-        expected = infer_task(instruction, profile, target_override)
-    else:
-        expected = rules.problem.downstream_task
-    if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, dataset.target):
+    expected = infer_task(instruction, profile, dataset.target or rules.dataset.target)
+    if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, dataset.target or rules.dataset.target):
         notes.append(f"task {task.value} does not fit the data; using {expected.value}")
         problem.downstream_task = task = expected
-    if task != TaskType.tabular_clustering and dataset.target is None:
-        dataset.target = rules.dataset.target
-        notes.append(f"no target given; using {dataset.target!r}")
-    if task != TaskType.tabular_clustering and dataset.target is None:
-        raise UserFacingError("Could not tell which column to predict.",
-                              f"Name it in the instruction or pass --target. Columns are: {', '.join(profile.names)}")
+    if task == TaskType.tabular_clustering:
+        column = profile.column(dataset.target) if dataset.target else None
+        if column is not None and (decision.how not in NAMED or not _classifiable(column)):
+            dataset.target = None  # held labels score the clusters only when the instruction names labels
+    elif dataset.target is None:
+        raise TargetUnclear(decision.reason, decision.candidates, [c.name for c in eligible_columns(profile)])
 
     if task == TaskType.node_classification and not _task_fits_data(task, profile, dataset.target):
         raise UserFacingError(f"Node classification needs a label column with a few classes; {dataset.target!r} is not one.",
@@ -76,6 +73,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")
         problem.metric = fallback
     named = mentioned_metric(instruction, task)
+    if named is None and dataset.target != rules.dataset.target and task != TaskType.tabular_clustering:
+        default = default_metric(task, profile, dataset.target)  # the default follows the target actually used
+        if problem.metric != default and problem.metric == rules.problem.metric:
+            problem.metric = default
     if named in allowed and problem.metric != named:
         notes.append(f"metric {problem.metric!r} replaced by {named!r}, the one the instruction names")
         problem.metric = named

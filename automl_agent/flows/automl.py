@@ -224,6 +224,8 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
         record.corrections = corrections
         say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")
+        if spec.dataset.target and spec.dataset.target_reason:
+            say(f"target {spec.dataset.target!r}: {spec.dataset.target_reason}")
         for c in spec.problem.constraints:
             say(f"constraint: {c.describe()}")
         for note in corrections:

@@ -49,5 +49,5 @@ def test_a_task_chosen_without_a_target_is_judged_on_the_target_that_will_be_use
     spec, notes = prompt_agent.parse_instruction(brain, "Build a model to predict customer churn.", profile)
     assert spec.dataset.target == "churn"
     assert spec.problem.downstream_task == TaskType.tabular_classification
-    assert "no target given; using 'churn'" in notes
+    assert any(n.startswith("target set to 'churn'") for n in notes)
     assert any(n.startswith("task text_classification does not fit the data") for n in notes)

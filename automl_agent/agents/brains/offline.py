@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from .. import knowledge_base as kb
 from .. import metrics
+from ..understanding import TargetDecision, decide_target, judge_request, sentence_encoder
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
@@ -20,13 +21,10 @@ from ..contracts import (
 )
 from .base import AgentStep, Usage
 
-ML_WORDS = (
-    "predict", "classif", "regress", "forecast", "cluster", "segment", "group", "model", "train", "detect",
-    "estimate", "recogni", "categori", "label", "churn", "score", "machine learning", "ml ", "automl",
-    "anomal", "rank", "recommend", "identify", "which customers", "whether",
-)
-FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-series", "future", "pred_seq_len")
-CLUSTER_WORDS = ("cluster", "segment", "group similar", "unsupervised", "grouping", "into groups", "partition")
+FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-series", "future", "pred_seq_len",
+                  "coming", "tomorrow", "upcoming", "day-ahead")
+CLUSTERING = re.compile(r"\b(?:cluster\w*|segment\w*|group(?:s|ing|ed)?|unsupervised|partition\w*|alike|"
+                        r"similar (?:ones|machines|customers|items|rows|records))\b")
 REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
                     "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
 CLASSIFICATION_WORDS = ("classif", "churn", "whether", "detect", "category", "categories", "yes or no", "label",
@@ -39,26 +37,18 @@ MODALITY = {TaskType.image_classification: "image", TaskType.text_classification
             TaskType.time_series_forecasting: "time series", TaskType.node_classification: "graph"}
 
 
-def _tokens(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower())
-
-
 class OfflineRules:
     """Pure functions, one per agent step: typed inputs in, contract out."""
 
     # ---------------------------------------------------------------- manager
     @staticmethod
-    def verify_request(instruction: str, data_summary: dict[str, Any]) -> RequestVerdict:
-        text = f" {instruction.lower()} "
-        relevant = any(w in text for w in ML_WORDS)
-        words = len(instruction.split())
-        adequate = words >= 3 and bool(data_summary.get("columns"))
-        feedback = ""
-        if not relevant:
-            feedback = ("This does not read as a machine-learning request. Say what to predict, classify, cluster "
-                        "or forecast from the data, e.g. 'Predict churn from this table; F1 at least 0.6'.")
-        elif not adequate:
-            feedback = "The request is too short to act on: say what the model should predict and from which data."
+    def verify_request(instruction: str, data_summary: dict[str, Any], profile: DataProfile | None = None,
+                       target_flag: str | None = None) -> RequestVerdict:
+        decision = understood_target(instruction, profile, target_flag) if profile is not None else None
+        relevant, feedback = judge_request(instruction, decision, target_flag)
+        adequate = bool(data_summary.get("columns"))
+        if relevant and not adequate:
+            feedback = "The data has no columns to learn from: check the file."
         return RequestVerdict(relevant=relevant, adequate=adequate, feedback=feedback)
 
     @staticmethod
@@ -113,10 +103,11 @@ class OfflineRules:
     # ---------------------------------------------------------------- prompt agent
     @staticmethod
     def parse_instruction(instruction: str, profile: DataProfile, task_types: list[str], metric_names: list[str]) -> RequirementSpec:
-        target = infer_target(instruction, profile)
+        decision = understood_target(instruction, profile)
+        target = decision.column or (profile.target_candidates[0] if profile.target_candidates else None)
         task = infer_task(instruction, profile, target)
-        if task == TaskType.tabular_clustering and target is not None and not _mentions(instruction, target):
-            target = None
+        if task == TaskType.tabular_clustering and decision.how not in NAMED:
+            target = None  # labels are used to score clusters only when the instruction asks for it
         metric = mentioned_metric(instruction, task) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)
@@ -261,11 +252,6 @@ def _compact_space(model: str, space: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _mentions(instruction: str, column: str) -> bool:
-    text = f" {_tokens(instruction)} "
-    return f" {_tokens(column).strip()} " in text
-
-
 IMBALANCED_SHARE = 0.3
 
 
@@ -279,29 +265,34 @@ def default_metric(task: TaskType, profile: DataProfile, target: str | None) -> 
     return kb.default_metric(task)
 
 
-def infer_target(instruction: str, profile: DataProfile) -> str | None:
-    """The column the instruction names, preferring plausible targets; else the most plausible target."""
-    # free text and timestamps are inputs, never what a model predicts
-    mentioned = [c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime", "image"}
-                 and _mentions(instruction, c.name)]
-    if mentioned:
-        ranked = sorted(mentioned, key=lambda c: (c.name not in profile.target_candidates[:5], -len(c.name)))
-        # "predict X from ..." : the noun right after a predict verb wins when it is a column
-        m = re.search(r"(?:predict|classify|forecast|estimate|detect)\s+(?:the\s+|a\s+|customer\s+|whether\s+)?([a-z0-9_ ]{2,40})", instruction.lower())
-        if m:
-            after = f" {_tokens(m.group(1))} "
-            direct = [c for c in mentioned if f" {_tokens(c.name).strip()} " in after]
-            if direct:
-                return sorted(direct, key=lambda c: after.index(f" {_tokens(c.name).strip()} "))[0].name
-        return ranked[0].name
-    return profile.target_candidates[0] if profile.target_candidates else None
+NAMED = {"flag", "explicit", "name", "words", "concept", "values"}
+_DECISIONS: dict[tuple[str, str, str | None], TargetDecision] = {}
+
+
+def understood_target(instruction: str, profile: DataProfile, flag: str | None = None) -> TargetDecision:
+    """decide_target, once per (instruction, data, flag) in this process: the request check, the offline parse and
+    the cross-check all ask, and the sentence encoder is slow the first time."""
+    key = (instruction, profile.model_dump_json(), flag)
+    if key not in _DECISIONS:
+        if len(_DECISIONS) > 256:
+            _DECISIONS.clear()
+        _DECISIONS[key] = decide_target(instruction, profile, flag, semantic=sentence_encoder())
+    return _DECISIONS[key]
+
+
+def _asks_for_column(text: str, profile: DataProfile, target: str | None) -> bool:
+    """'Predict which department a customer segment ...': a named target with a prediction verb is not clustering,
+    unless clustering is asked for outright (then the named labels score the clusters)."""
+    if target is None or re.search(r"\bcluster", text):
+        return False
+    return bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text)) and understood_target(text, profile).column == target
 
 
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
         return TaskType.node_classification
-    if any(w in text for w in CLUSTER_WORDS):
+    if CLUSTERING.search(text) and not _asks_for_column(text, profile, target):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
     has_time = any(c.kind == "datetime" for c in profile.columns)

@@ -1,0 +1,25 @@
+"""Reading an instruction the way its writer meant it: the target column, whether it is a learning request at all,
+and how sure we are. Used by the offline brain and as the cross-check of any other brain's answer."""
+
+from __future__ import annotations
+
+from .request import judge_request
+from .target import TargetDecision, decide_target, eligible_columns
+
+
+def sentence_encoder():
+    """similarity(phrase, texts) -> list of cosine similarities, from the bundled MiniLM encoder; None when the
+    [text] extra is not installed."""
+    from ...runtime import _minilm, minilm_available
+
+    if not minilm_available():
+        return None
+
+    def similarity(phrase: str, texts: list[str]) -> list[float]:
+        vectors = _minilm().encode([phrase, *texts], normalize_embeddings=True, show_progress_bar=False)
+        return [float(vectors[0] @ v) for v in vectors[1:]]
+
+    return similarity
+
+
+__all__ = ["TargetDecision", "decide_target", "eligible_columns", "judge_request", "sentence_encoder"]

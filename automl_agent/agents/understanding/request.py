@@ -1,0 +1,49 @@
+"""Is this a request to learn something from the data? Judged on what it asks and on what the data holds, not on a
+keyword list alone: "spot the fraudulent transfers" with a transfers table is one; "translate these messages" is not."""
+
+from __future__ import annotations
+
+import re
+
+from .target import TargetDecision
+
+# things people ask of a file that are not learning a model from it, and attempts to steer the agent
+NOT_LEARNING = re.compile(
+    r"\b(?:poem|poetry|joke|story|essay|song|translate|translation|convert|export|delete|remove (?:the |all |every )?rows?"
+    r"|drop (?:the |all |every )?rows?|send|e-?mail|upload|book (?:me )?a|flight|hotel|weather|capital of"
+    r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:previous|prior|above|earlier|the)"
+    r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
+LEARNING = re.compile(
+    r"\b(?:predict|forecast|classif|regress|cluster|segment|group|model|train|detect|estimate|recogni|categori|label"
+    r"|score|anomal|rank|identify|which|whether|spot|flag|catch|filter|tell apart|tell (?:if|whether|which)|distinguish"
+    r"|sort|triage|guess|figure out|find|pick out|separate|automl|machine learning|ml|ai|propensity|risk|likely"
+    r"|probability|chance|expect|project|anticipate|next|future|tomorrow|ahead|will)\w*")
+
+
+def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None) -> tuple[bool, str]:
+    """(relevant, feedback): relevant when nothing asks for something other than learning and either the words ask
+    for a prediction, the sentence is a question about the data, a column of the data is named, or --target is set."""
+    text = instruction.lower().strip()
+    if not text:
+        return False, "The instruction is empty. Say what to predict from the data, e.g. 'Predict churn; F1 at least 0.6'."
+    if NOT_LEARNING.search(text):
+        return False, ("This asks for something other than a machine-learning model learned from the data. "
+                       "automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
+    named = decision is not None and decision.how in {"flag", "explicit", "name", "words", "concept", "values", "tie"}
+    named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
+    question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
+    if flag or named or question or LEARNING.search(text):
+        return True, ""
+    return False, ("This does not read as a machine-learning request: it names nothing in the data and asks for no "
+                   "prediction. Say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this "
+                   "table; F1 at least 0.6', or pass --target COLUMN.")
+
+
+def _speaks_of_data(text: str) -> bool:
+    """A few words about things tables hold ('review sentiment', 'paper topics'), not noise ('asdf qwerty')."""
+    from .target import concept_groups
+    from .words import tokens
+
+    stems = {t.stem for t in tokens(text)}
+    return any(stems & group for group in concept_groups()) or bool(re.search(
+        r"\b(?:review|paper|message|text|image|photo|node|graph|customer|user|price|sales?|label|class|categor)\w*", text))

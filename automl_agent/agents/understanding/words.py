@@ -1,0 +1,148 @@
+"""Words as people write them and as columns are named: tokens, stems, number words, column-name splitting."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+# trailing name parts that give a unit, not a meaning: ApplicantIncome_USD, body_mass_g, LoanAmount_k
+UNITS = {
+    "usd": "dollars", "eur": "euros", "gbp": "pounds", "dollars": "dollars", "euros": "euros",
+    "g": "grams", "kg": "kilograms", "lb": "pounds", "lbs": "pounds", "mg": "milligrams",
+    "mm": "millimetres", "cm": "centimetres", "m": "metres", "km": "kilometres", "in": "inches", "ft": "feet",
+    "sqft": "square feet", "sqm": "square metres", "m2": "square metres",
+    "pct": "percent", "perc": "percent", "c": "celsius", "f": "fahrenheit", "kpa": "pressure", "psi": "pressure",
+    "s": "seconds", "sec": "seconds", "ms": "milliseconds", "min": "minutes", "h": "hours", "hrs": "hours",
+    "k": "thousands", "mn": "millions", "kwh": "kilowatt hours", "mw": "megawatts", "kw": "kilowatts",
+}
+# name parts that carry no meaning of their own: is_fraud, has_churned, num_visits
+FILLER = {"is", "has", "had", "was", "the", "of", "a", "an", "num", "no", "nr", "n", "flag", "ind", "col", "val",
+          "value", "id", "label", "target", "y", "yn", "to", "in", "on", "at", "for", "per", "by", "and", "or"}
+STOPWORDS = {
+    "a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "from", "and", "or", "is", "are", "be",
+    "will", "would", "should", "can", "could", "please", "me", "my", "our", "we", "us", "i", "you", "it", "its",
+    "this", "that", "these", "those", "each", "every", "some", "any", "which", "what", "who", "whose", "how",
+    "whether", "if", "as", "so", "do", "does", "did", "not", "no", "them", "their", "they", "there", "here", "than",
+    "then", "into", "up", "out", "about", "based", "using", "use", "given", "model", "build", "train", "make",
+    "create", "develop", "want", "need", "like", "get", "going", "one", "data", "table", "dataset", "column",
+    "columns", "file", "csv", "predict", "prediction", "predictions", "forecast", "estimate", "classify",
+    "classifier", "regression", "classification", "task", "someone", "person", "people", "thing", "things",
+}
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+
+
+def stem(word: str) -> str:
+    return _STEMMER.stemWord(word.lower())
+
+
+def split_name(name: str) -> list[str]:
+    """'ApplicantIncome_USD' -> ['applicant', 'income', 'usd']; 'Length1_cm' -> ['length', '1', 'cm']."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    spaced = re.sub(r"([A-Za-z])(\d)|(\d)([A-Za-z])", lambda m: " ".join(g for g in m.groups() if g), spaced)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+@dataclass(frozen=True)
+class NameParts:
+    words: tuple[str, ...]  # the words that carry meaning ('applicant', 'income')
+    unit: str | None  # what the trailing unit says ('dollars')
+
+    @property
+    def stems(self) -> tuple[str, ...]:
+        return tuple(stem(w) for w in self.words)
+
+    @property
+    def phrase(self) -> str:
+        return " ".join(self.words) + (f" in {self.unit}" if self.unit else "")
+
+
+@lru_cache(maxsize=4096)
+def name_parts(name: str) -> NameParts:
+    parts = split_name(name)
+    unit = None
+    if len(parts) > 1 and parts[-1] in UNITS:
+        unit = UNITS[parts[-1]]
+        parts = parts[:-1]
+    words = tuple(w for w in parts if w not in FILLER and not w.isdigit()) or tuple(parts)
+    return NameParts(words, unit)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # lower-cased as written
+    stem: str
+    start: int  # character offset in the normalised text
+
+
+def normalise(text: str) -> str:
+    """Lower case, number words as digits ('ten milliseconds' -> '10 milliseconds', 'ninety percent' -> '90
+    percent'), CamelCase written in the text split ('SalePrice' stays findable as 'sale price' too)."""
+    return numbers_to_digits(text.lower())
+
+
+def tokens(text: str) -> list[Token]:
+    out = []
+    for m in re.finditer(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()):
+        word = m.group(0).removesuffix("'s")
+        out.append(Token(word, stem(word), m.start()))
+    return out
+
+
+def numbers_to_digits(text: str) -> str:
+    """Replace runs of number words with digits: 'ninety five' -> '95', 'two hundred' -> '200', 'a million' stays
+    (handled where units are read)."""
+    words = re.split(r"(\s+|-)", text)
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush():
+        if not run:
+            return
+        total, current = 0, 0
+        for w in run:
+            if w in _NUMBER_WORDS:
+                current += _NUMBER_WORDS[w]
+            elif w in _SCALE_WORDS:
+                current = max(current, 1) * _SCALE_WORDS[w]
+                if _SCALE_WORDS[w] >= 1000:
+                    total, current = total + current, 0
+        out.append(str(total + current))
+        run.clear()
+
+    pending_sep = ""
+    for piece in words:
+        if piece.strip() == "" or piece == "-":
+            if run:
+                pending_sep = piece
+                continue
+            out.append(piece)
+            continue
+        key = piece.strip(".,;:!?").lower()
+        tail = piece[len(piece.rstrip(".,;:!?")):]
+        if key in _NUMBER_WORDS or (key in _SCALE_WORDS and run):
+            run.append(key)
+            pending_sep = ""
+            if tail:
+                flush()
+                out.append(tail)
+            continue
+        if run:
+            flush()
+            out.append(pending_sep or " ")
+            pending_sep = ""
+        out.append(piece)
+    flush()
+    return "".join(out)

@@ -1,0 +1,171 @@
+"""The instruction corpus (instructions.yaml) through INIT: request check and requirement parsing with the cross-check,
+no training. Scores each case against what its writer meant.
+
+    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--out benchmarks/results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..agents.contracts import DataProfile
+from ..errors import TargetUnclear, UserFacingError
+
+CORPUS = Path(__file__).with_name("instructions.yaml")
+DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
+         "text_cls": "text_classification", "forecast": "time_series_forecasting", "node_cls": "node_classification"}
+
+
+@dataclass
+class CaseResult:
+    id: str
+    phrasing: str
+    outcome: str  # ok | ask | refuse
+    understood: bool
+    silent_wrong_target: bool
+    got: dict[str, Any]
+    expected: Any
+
+
+def load_cases(path: Path = CORPUS) -> list[dict]:
+    return yaml.safe_load(path.read_text())["cases"]
+
+
+@lru_cache(maxsize=None)
+def _synthetic_dir() -> Path:
+    from .awkward_tables import write_tables
+
+    folder = Path(tempfile.mkdtemp(prefix="automl-corpus-tables-"))
+    write_tables(folder)
+    return folder
+
+
+def data_path(name: str) -> Path:
+    for candidate in (DATASETS / f"{name}.csv", DATASETS / name):
+        if candidate.exists():
+            return candidate
+    return _synthetic_dir() / f"{name}.csv"
+
+
+@lru_cache(maxsize=None)
+def profile_of(name: str) -> DataProfile:
+    from ..data.inputs import read_input
+
+    _, profile = read_input(str(data_path(name)))
+    return profile
+
+
+def understand(brain, instruction: str, profile: DataProfile, flag: str | None) -> dict[str, Any]:
+    """What INIT makes of one instruction: refused, asked, or a spec."""
+    from ..agents import manager, prompt_agent
+
+    summary = {"file": profile.path.rsplit("/", 1)[-1], "rows": profile.n_rows, "columns": profile.names}
+    verdict = manager.verify_request(brain, instruction, summary, profile, flag)
+    if not verdict.ok:
+        return {"outcome": "refuse", "message": verdict.feedback}
+    try:
+        spec, _ = prompt_agent.parse_instruction(brain, instruction, profile, flag)
+    except TargetUnclear as exc:
+        return {"outcome": "ask", "candidates": exc.candidates, "message": exc.problem}
+    except UserFacingError as exc:
+        return {"outcome": "refuse", "message": exc.problem}
+    p = spec.problem
+    return {"outcome": "ok", "task": p.downstream_task.value, "target": spec.dataset.target, "metric": p.metric,
+            "constraints": sorted(f"{c.name} {c.op} {c.target:g}" for c in p.constraints),
+            "reason": spec.dataset.target_reason}
+
+
+def _normalise_constraint(text: str) -> str:
+    name, op, value = text.split()
+    return f"{name} {op} {float(value):g}"
+
+
+def score(case: dict, got: dict[str, Any]) -> CaseResult:
+    expect = case["expect"]
+    if isinstance(expect, str):
+        understood = got["outcome"] == expect
+        if understood and expect == "ask" and case.get("candidates"):
+            understood = set(case["candidates"]) <= set(got.get("candidates", []))
+        silent = expect == "ask" and got["outcome"] == "ok"
+    else:
+        wanted = {"task": TASKS[expect["task"]], "target": expect["target"], "metric": expect["metric"],
+                  "constraints": sorted(_normalise_constraint(c) for c in expect["constraints"])}
+        understood = got["outcome"] == "ok" and all(got.get(k) == v for k, v in wanted.items())
+        silent = got["outcome"] == "ok" and got.get("target") != wanted["target"] and wanted["target"] is not None
+        expect = wanted
+    return CaseResult(case["id"], case["class"], got["outcome"], understood, silent, got, expect)
+
+
+def run_corpus(llm: str = "offline", cases: list[dict] | None = None) -> list[CaseResult]:
+    from ..agents.brains.base import RecordingBrain, Transcript
+    from ..agents.brains.factory import make_brain
+
+    brain = RecordingBrain(make_brain(llm), Transcript())
+    results = []
+    for case in cases or load_cases():
+        profile = profile_of(case["data"])
+        got = understand(brain, case["text"], profile, case.get("flag_target"))
+        results.append(score(case, got))
+    return results
+
+
+def summary_table(results: list[CaseResult]) -> list[dict[str, Any]]:
+    by_class: dict[str, list[CaseResult]] = defaultdict(list)
+    for r in results:
+        by_class[r.phrasing].append(r)
+    rows = []
+    for name, group in [*sorted(by_class.items()), ("all", results)]:
+        rows.append({"phrasing": name, "cases": len(group), "understood": sum(r.understood for r in group),
+                     "share": round(sum(r.understood for r in group) / len(group), 4),
+                     "silent_wrong_targets": sum(r.silent_wrong_target for r in group)})
+    return rows
+
+
+def markdown(results: list[CaseResult], llm: str, seconds: float) -> str:
+    lines = [f"# Instruction understanding: {llm}", "",
+             f"{len(results)} instructions (automl_agent/benchmark/instructions.yaml), INIT only, {seconds:.0f} s.", "",
+             "| phrasing | cases | understood | share | silent wrong targets |", "|---|---|---|---|---|"]
+    lines += [f"| {r['phrasing']} | {r['cases']} | {r['understood']} | {r['share']:.1%} | {r['silent_wrong_targets']} |"
+              for r in summary_table(results)]
+    misses = [r for r in results if not r.understood]
+    if misses:
+        lines += ["", "## Not understood", "", "| id | got | expected |", "|---|---|---|"]
+        for r in misses:
+            got = {k: v for k, v in r.got.items() if k not in {"message", "reason"}}
+            lines.append(f"| {r.id} | {json.dumps(got)} | {json.dumps(r.expected)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--llm", default="offline")
+    parser.add_argument("--out", default="benchmarks/results")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    results = run_corpus(args.llm)
+    seconds = time.perf_counter() - started
+    text = markdown(results, args.llm, seconds)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    label = args.llm.replace(":", "_").replace("/", "_")
+    (out / f"understanding_{label}.md").write_text(text)
+    (out / f"understanding_{label}.json").write_text(json.dumps(
+        {"llm": args.llm, "seconds": round(seconds, 1), "summary": summary_table(results),
+         "cases": [r.__dict__ for r in results]}, indent=2, default=str))
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
