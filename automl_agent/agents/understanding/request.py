@@ -27,8 +27,8 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     if not text:
         return False, "The instruction is empty. Say what to predict from the data, e.g. 'Predict churn; F1 at least 0.6'."
     if NOT_LEARNING.search(text):
-        return False, ("This asks for something other than a machine-learning model learned from the data. "
-                       "automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
+        return False, ("This does not read as a machine-learning request: it asks for something other than "
+                       "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
     named = decision is not None and decision.how in {"flag", "explicit", "name", "words", "concept", "values", "tie"}
     named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
     question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
