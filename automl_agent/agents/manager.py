@@ -13,6 +13,14 @@ from .contracts import (
 )
 
 
+def data_summary(profile, target_flag: str | None = None) -> dict[str, Any]:
+    """What the request check shows of the data: the file, its size, its columns and the --target choice."""
+    summary = {"file": profile.path.rsplit("/", 1)[-1], "rows": profile.n_rows, "columns": profile.names}
+    if target_flag:
+        summary["target_chosen_with_--target"] = target_flag
+    return summary
+
+
 def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[str, Any], profile=None,
                    target_flag: str | None = None) -> RequestVerdict:
     """The brain's verdict, cross-checked: a request the rules read as a learning task on this data is never turned

@@ -5,12 +5,12 @@ from __future__ import annotations
 from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
-from .brains.offline import NAMED, OfflineRules, default_metric, infer_task, understood_target
+from .brains.offline import OfflineRules, default_metric, infer_task, understood_target
 from .constraints import mentioned_metric, reconcile
 from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import TargetUnclear, UserFacingError
-from .understanding import eligible_columns
+from .understanding import NAMED, eligible_columns
 
 STEP = "prompt.parse_instruction"
 

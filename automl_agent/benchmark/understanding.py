@@ -70,7 +70,7 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None) 
     """What INIT makes of one instruction: refused, asked, or a spec."""
     from ..agents import manager, prompt_agent
 
-    summary = {"file": profile.path.rsplit("/", 1)[-1], "rows": profile.n_rows, "columns": profile.names}
+    summary = manager.data_summary(profile, flag)
     verdict = manager.verify_request(brain, instruction, summary, profile, flag)
     if not verdict.ok:
         return {"outcome": "refuse", "message": verdict.feedback}

@@ -13,9 +13,7 @@ from .common import STAGE_CACHE, retry_unless_user_error
       retry_condition_fn=retry_unless_user_error)
 def verify_request(run: RunRef, instruction: str, profile: DataProfile) -> RequestVerdict:
     ctx = context.get(run)
-    summary = {"file": profile.path.rsplit("/", 1)[-1], "rows": profile.n_rows, "columns": profile.names}
-    if ctx.options.target:
-        summary["target_chosen_with_--target"] = ctx.options.target
+    summary = manager.data_summary(profile, ctx.options.target)
     verdict = manager.verify_request(ctx.brain, instruction, summary, profile, ctx.options.target)
     ctx.tracker.json(ctx.mlflow_run_id, verdict.model_dump(), "verdicts/request.json")
     return verdict

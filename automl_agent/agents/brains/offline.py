@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from .. import knowledge_base as kb
 from .. import metrics
-from ..understanding import TargetDecision, decide_target, judge_request, sentence_encoder
+from ..understanding import NAMED, TargetDecision, decide_target, judge_request, sentence_encoder
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
@@ -265,7 +265,6 @@ def default_metric(task: TaskType, profile: DataProfile, target: str | None) -> 
     return kb.default_metric(task)
 
 
-NAMED = {"flag", "explicit", "name", "words", "concept", "values"}
 _DECISIONS: dict[tuple[str, str, str | None], TargetDecision] = {}
 
 
@@ -280,19 +279,21 @@ def understood_target(instruction: str, profile: DataProfile, flag: str | None =
     return _DECISIONS[key]
 
 
-def _asks_for_column(text: str, profile: DataProfile, target: str | None) -> bool:
+def _asks_for_column(instruction: str, profile: DataProfile, target: str | None) -> bool:
     """'Predict which department a customer segment ...': a named target with a prediction verb is not clustering,
     unless clustering is asked for outright (then the named labels score the clusters)."""
+    text = instruction.lower()
     if target is None or re.search(r"\bcluster", text):
         return False
-    return bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text)) and understood_target(text, profile).column == target
+    return (bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text))
+            and understood_target(instruction, profile).column == target)
 
 
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
         return TaskType.node_classification
-    if CLUSTERING.search(text) and not _asks_for_column(text, profile, target):
+    if CLUSTERING.search(text) and not _asks_for_column(instruction, profile, target):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
     has_time = any(c.kind == "datetime" for c in profile.columns)

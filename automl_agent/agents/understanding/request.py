@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .target import TargetDecision
+from .target import NAMED, TargetDecision
 
 # things people ask of a file that are not learning a model from it, and attempts to steer the agent
 NOT_LEARNING = re.compile(
@@ -29,7 +29,7 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     if NOT_LEARNING.search(text):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
-    named = decision is not None and decision.how in {"flag", "explicit", "name", "words", "concept", "values", "tie"}
+    named = decision is not None and decision.how in NAMED | {"tie"}
     named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
     question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
     if flag or named or question or LEARNING.search(text):

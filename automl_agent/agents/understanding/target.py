@@ -33,6 +33,8 @@ NEGATIONS = r"not|don't|dont|do not|doesn't|never|without|except|excluding|inste
 CONCEPTS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "concepts.json"
 
 Confidence = Literal["given", "high", "medium", "low"]
+# decisions resting on what the instruction says about a column (not on the data alone)
+NAMED = frozenset({"flag", "explicit", "name", "words", "concept", "values"})
 
 
 class TargetDecision(BaseModel):
@@ -218,10 +220,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if flag is not None:
         return TargetDecision(column=flag, confidence="given", how="flag", reason="--target")
     text = instruction.lower()
+    toks = tokens(text)
     if profile.graph is not None and columns:
         named = _explicit(text, [c for c in profile.columns if c.name in profile.target_candidates]) or next(
             (c for c in profile.columns if c.name in profile.target_candidates
-             and (e := _evidence(c, text, tokens(text))) is not None and e.score >= 0.7), None)
+             and (e := _evidence(c, text, toks)) is not None and e.score >= 0.7), None)
         label = named.name if named is not None else columns[0].name
         return TargetDecision(column=label, confidence="high", how="name" if named is not None else "graph",
                               reason=f"the instruction says {label!r}" if named is not None
@@ -230,7 +233,6 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if explicit is not None:
         return TargetDecision(column=explicit.name, confidence="high", how="explicit",
                               reason=f"the instruction names the column {explicit.name!r}")
-    toks = tokens(text)
     roles = _roles(text)
     found: list[_Evidence] = []
     excluded: list[str] = []
