@@ -39,11 +39,12 @@ def label_metrics(y_true, y_pred) -> dict:
 
 
 def regression_metrics(y_true, y_pred) -> dict:
-    """RMSE, MAE and R2; RMSLE when no truth is negative, MAPE when none is zero."""
+    """RMSE, MSE, MAE and R2; RMSLE when no truth is negative, MAPE when none is zero."""
     y_true = np.asarray(y_true, dtype=float)
     y_pred = np.asarray(y_pred, dtype=float)
     out = {
         "rmse": float(np.sqrt(skm.mean_squared_error(y_true, y_pred))),
+        "mse": float(skm.mean_squared_error(y_true, y_pred)),
         "mae": float(skm.mean_absolute_error(y_true, y_pred)),
         "r2": float(skm.r2_score(y_true, y_pred)),
     }

@@ -12,7 +12,7 @@ from . import metrics
 from .contracts import Constraint, TaskType
 from .understanding.words import normalise
 
-_NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(%|percent)?"
+_NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent)?"
 # bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
 # "less than"); "under 10 ms" is strict, "at most 10 ms" is not
 _BOUNDS: tuple[tuple[str, str], ...] = (
@@ -81,6 +81,18 @@ def parse_performance(instruction: str) -> list[Constraint]:
         if any(abs(m.start(4) - start) < 3 for start, *_ in matches):
             continue
         matches.append((m.start(4), alias, between + " of ", number, percent, text[m.end(3):m.start(4)], m.group(0)))
+    # "off by less than 700 dollars on average (mean absolute error)": the bound and number first, the metric a few
+    # words later, nothing between them that belongs to another clause
+    later = rf"({_GAP}){_NUMBER}((?:\s+[a-z$€£]+){{1,5}}?)\s*[(\-–:,]?\s*(?:as\s+|in\s+|by\s+)?(?:the\s+)?(?<![\w-])({metric})(?![\w-])"
+    for m in re.finditer(later, text):
+        between, number, percent, gap, alias = m.groups()
+        if any(abs(m.start(5) - start) < 3 for start, *_ in matches) or _op_before(between) is None:
+            continue
+        unit_only = len(gap.split()) == 1  # "10 minutes MAE": the metric's own unit
+        if re.search(rf"\b(?:and|but|with|while|{_TRAINING_WORDS}|{_LATENCY_WORDS})\b", gap) or (
+                re.search(_SIZE_AND_TIME, gap) and not unit_only):
+            continue
+        matches.append((m.start(5), alias, between, number, percent, "", m.group(0)))
     for start, alias, between, number, percent, after, phrase in sorted(matches):
         name = metrics.ALIASES[alias]
         if _negated_before(text, start):
@@ -107,6 +119,7 @@ _SIZE_UNITS = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "kib": 1 / 1024, "mib": 
                "megabytes": 1.0, "megabyte": 1.0, "kilobytes": 1 / 1024, "kilobyte": 1 / 1024, "gigabytes": 1024.0,
                "gigabyte": 1024.0}
 _COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
+_SIZE_AND_TIME = r"\b(?:ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|kb|mb|gb|params?|parameters?|millisec\w*)\b"
 _TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"
 _LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|respon(?:d|se|ds)|answer(?:ed|s)?|reply|repl(?:ies|y)|"
                   r"request|call|query|serv(?:e|ing)|score|come back|return|real[- ]time|per (?:record|row|sample|item)|each|fast")
@@ -121,8 +134,14 @@ def parse_complexity(instruction: str) -> list[Constraint]:
     text = normalise(instruction)
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
+    errors = "|".join(re.escape(a) for a, n in sorted(metrics.ALIASES.items(), key=lambda x: -len(x[0]))
+                      if n in {"mae", "rmse", "mse"})
+    # an error in time units is followed by its own name and no number of its own
+    metric_after = rf"\s+(?:of\s+)?(?:the\s+)?(?:{errors})(?![\w-])(?![^.;\d]{{0,20}}\d)"
     for m in _quantities(text, time_units):
         value, unit = float(m.group(1)), m.group(2)
+        if re.match(metric_after, text[m.end():]):
+            continue  # "10 minutes MAE" is an error measured in minutes, not a time limit
         before = text[max(0, m.start() - 70):m.start()]
         clause = re.split(r"[.;]|\band\b|,", before)[-1]
         if _negated_before(text, m.start()):

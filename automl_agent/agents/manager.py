@@ -30,7 +30,7 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
                                      {"instruction": instruction, "data_summary": data_summary, "profile": profile,
                                       "target_flag": target_flag}))
     from .brains.offline import OfflineRules
-    from .understanding.request import NOT_LEARNING
+    from .understanding.request import asks_for_something_else
 
     rules = OfflineRules.verify_request(instruction, data_summary, profile, target_flag)
     if rules.relevant and rules.adequate and not (verdict.relevant and verdict.adequate):
@@ -38,7 +38,7 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
             f"the instruction reads as a learning task on a table with {len(data_summary.get('columns', []))} "
             f"columns; the brain's rejection was overridden (it said: {verdict.feedback[:200]!r})"])
         return rules
-    if not rules.relevant and verdict.relevant and NOT_LEARNING.search(instruction.lower()):
+    if not rules.relevant and verdict.relevant and asks_for_something_else(instruction):
         brain.note_corrections("manager.verify_request", [
             "the instruction asks for something other than learning from the data; the brain's acceptance was overridden"])
         return rules

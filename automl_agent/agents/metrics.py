@@ -14,6 +14,7 @@ MEASURES: dict[str, tuple[str, str]] = {
     "r2": ("maximize", "performance"),
     "rmse": ("minimize", "performance"),
     "rmsle": ("minimize", "performance"),
+    "mse": ("minimize", "performance"),
     "mae": ("minimize", "performance"),
     "mape": ("minimize", "performance"),
     "rand_index": ("maximize", "performance"),
@@ -34,6 +35,7 @@ ALIASES: dict[str, str] = {
     "r2": "r2", "r^2": "r2", "r squared": "r2", "r-squared": "r2", "r²": "r2",
     "rmse": "rmse", "root mean squared error": "rmse", "root mean square error": "rmse",
     "rmsle": "rmsle", "root mean squared log error": "rmsle", "root mean squared logarithmic error": "rmsle",
+    "mse": "mse", "mean squared error": "mse", "mean square error": "mse",
     "mae": "mae", "mean absolute error": "mae",
     "mape": "mape", "mean absolute percentage error": "mape",
     "adjusted rand index": "adjusted_rand_index", "ari": "adjusted_rand_index",
@@ -44,10 +46,10 @@ ALIASES: dict[str, str] = {
 TASK_METRICS: dict[TaskType, set[str]] = {
     TaskType.tabular_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},
     TaskType.text_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},
-    TaskType.time_series_forecasting: {"rmse", "rmsle", "mae", "mape"},
+    TaskType.time_series_forecasting: {"rmse", "mse", "rmsle", "mae", "mape"},
     TaskType.image_classification: {"accuracy", "f1", "precision", "recall"},
     TaskType.node_classification: {"accuracy", "f1", "precision", "recall"},
-    TaskType.tabular_regression: {"rmse", "rmsle", "mae", "mape", "r2"},
+    TaskType.tabular_regression: {"rmse", "mse", "rmsle", "mae", "mape", "r2"},
     TaskType.tabular_clustering: {"rand_index", "adjusted_rand_index", "silhouette"},
 }
 

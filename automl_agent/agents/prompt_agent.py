@@ -10,7 +10,7 @@ from .constraints import mentioned_metric, reconcile
 from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import TargetUnclear, UserFacingError
-from .understanding import NAMED, eligible_columns
+from .understanding import NAMED, eligible_columns, held_labels
 
 STEP = "prompt.parse_instruction"
 
@@ -60,6 +60,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         column = profile.column(dataset.target) if dataset.target else None
         if column is not None and (decision.how not in NAMED or not _classifiable(column)):
             dataset.target = None  # held labels score the clusters only when the instruction names labels
+        dataset.target = dataset.target or held_labels(instruction, profile)
     elif dataset.target is None:
         raise TargetUnclear(decision.reason, decision.candidates, [c.name for c in eligible_columns(profile)])
 

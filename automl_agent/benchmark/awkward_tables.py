@@ -134,8 +134,51 @@ def _fish(rng: np.random.Generator) -> pd.DataFrame:
     })
 
 
+def _insurance(rng: np.random.Generator) -> pd.DataFrame:
+    age = rng.integers(18, 65, N_ROWS)
+    bmi = rng.normal(30, 6, N_ROWS).round(1)
+    smoker = rng.random(N_ROWS) < 0.2
+    return pd.DataFrame({
+        "age": age,
+        "sex": rng.choice(["female", "male"], N_ROWS),
+        "bmi": bmi,
+        "children": rng.integers(0, 5, N_ROWS),
+        "smoker": np.where(smoker, "yes", "no"),
+        "region": rng.choice(["northeast", "northwest", "southeast", "southwest"], N_ROWS),
+        "charges_usd": (250 * age + 300 * bmi + 20000 * smoker + rng.normal(0, 3000, N_ROWS)).round(2),
+    })
+
+
+def _patients(rng: np.random.Generator) -> pd.DataFrame:
+    glucose = rng.normal(120, 30, N_ROWS).round(0)
+    bmi = rng.normal(32, 7, N_ROWS).round(1)
+    risk = 1 / (1 + np.exp(-(glucose - 140) / 15))
+    return pd.DataFrame({
+        "PatientID": [f"P{i:05d}" for i in range(N_ROWS)],
+        "Pregnancies": rng.integers(0, 10, N_ROWS),
+        "Glucose_mg_dL": glucose,
+        "BloodPressure_mmHg": rng.normal(72, 12, N_ROWS).round(0),
+        "BMI": bmi,
+        "Age": rng.integers(21, 80, N_ROWS),
+        "DiabetesDiagnosis": np.where(rng.random(N_ROWS) < risk, "positive", "negative"),
+    })
+
+
+def _flights(rng: np.random.Generator) -> pd.DataFrame:
+    distance = rng.uniform(200, 4000, N_ROWS).round(0)
+    return pd.DataFrame({
+        "FlightNo": [f"AA{1000 + i}" for i in range(N_ROWS)],
+        "Carrier": rng.choice(["AA", "DL", "UA", "WN", "B6"], N_ROWS),
+        "DepHour": rng.integers(5, 23, N_ROWS),
+        "Distance_km": distance,
+        "DelayMinutes": rng.gamma(1.5, 12, N_ROWS).round(0),
+        "WasCancelled": (rng.random(N_ROWS) < 0.06).astype(int),
+    })
+
+
 TABLES = {"loans": _loans, "retail": _retail, "hr": _hr, "matches": _matches, "transfers": _transfers,
-          "visitors": _visitors, "houses": _houses, "students": _students, "sensors": _sensors, "fish": _fish}
+          "visitors": _visitors, "houses": _houses, "students": _students, "sensors": _sensors, "fish": _fish,
+          "insurance": _insurance, "patients": _patients, "flights": _flights}
 
 
 def write_tables(folder: Path, seed: int = 0) -> dict[str, Path]:

@@ -141,6 +141,8 @@ def _score(metric: str, y_true: pd.Series, y_pred, y_train: pd.Series) -> float:
         return float(skm.accuracy_score(y_true, y_pred))
     if metric == "rmse":
         return float(np.sqrt(skm.mean_squared_error(y_true, y_pred)))
+    if metric == "mse":
+        return float(skm.mean_squared_error(y_true, y_pred))
     if metric == "mae":
         return float(skm.mean_absolute_error(y_true, y_pred))
     if metric == "r2":

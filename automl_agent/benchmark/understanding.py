@@ -1,7 +1,11 @@
 """The instruction corpus (instructions.yaml) through INIT: request check and requirement parsing with the cross-check,
 no training. Scores each case against what its writer meant.
 
-    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--out benchmarks/results]
+    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout]
+        [--out benchmarks/results]
+
+Two corpora: `main` (instructions.yaml) and `holdout` (instructions_holdout.yaml, written later and never used to tune
+the understanding).
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import yaml
 from ..agents.contracts import DataProfile
 from ..errors import TargetUnclear, UserFacingError
 
-CORPUS = Path(__file__).with_name("instructions.yaml")
+CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
+           "holdout": Path(__file__).with_name("instructions_holdout.yaml")}
+CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
          "text_cls": "text_classification", "forecast": "time_series_forecasting", "node_cls": "node_classification"}
@@ -107,13 +113,13 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
     return CaseResult(case["id"], case["class"], got["outcome"], understood, silent, got, expect)
 
 
-def run_corpus(llm: str = "offline", cases: list[dict] | None = None) -> list[CaseResult]:
+def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS) -> list[CaseResult]:
     from ..agents.brains.base import RecordingBrain, Transcript
     from ..agents.brains.factory import make_brain
 
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
-    for case in cases or load_cases():
+    for case in cases or load_cases(corpus):
         profile = profile_of(case["data"])
         got = understand(brain, case["text"], profile, case.get("flag_target"))
         results.append(score(case, got))
@@ -132,9 +138,9 @@ def summary_table(results: list[CaseResult]) -> list[dict[str, Any]]:
     return rows
 
 
-def markdown(results: list[CaseResult], llm: str, seconds: float) -> str:
-    lines = [f"# Instruction understanding: {llm}", "",
-             f"{len(results)} instructions (automl_agent/benchmark/instructions.yaml), INIT only, {seconds:.0f} s.", "",
+def markdown(results: list[CaseResult], llm: str, seconds: float, corpus: Path = CORPUS) -> str:
+    lines = [f"# Instruction understanding: {llm}, {corpus.name}", "",
+             f"{len(results)} instructions (automl_agent/benchmark/{corpus.name}), INIT only, {seconds:.0f} s.", "",
              "| phrasing | cases | understood | share | silent wrong targets |", "|---|---|---|---|---|"]
     lines += [f"| {r['phrasing']} | {r['cases']} | {r['understood']} | {r['share']:.1%} | {r['silent_wrong_targets']} |"
               for r in summary_table(results)]
@@ -150,18 +156,20 @@ def markdown(results: list[CaseResult], llm: str, seconds: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm", default="offline")
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="main")
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args(argv)
+    corpus = CORPORA[args.corpus]
     started = time.perf_counter()
-    results = run_corpus(args.llm)
+    results = run_corpus(args.llm, corpus=corpus)
     seconds = time.perf_counter() - started
-    text = markdown(results, args.llm, seconds)
+    text = markdown(results, args.llm, seconds, corpus)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    label = args.llm.replace(":", "_").replace("/", "_")
+    label = args.llm.replace(":", "_").replace("/", "_") + ("" if args.corpus == "main" else f"_{args.corpus}")
     (out / f"understanding_{label}.md").write_text(text)
     (out / f"understanding_{label}.json").write_text(json.dumps(
-        {"llm": args.llm, "seconds": round(seconds, 1), "summary": summary_table(results),
+        {"llm": args.llm, "corpus": corpus.name, "seconds": round(seconds, 1), "summary": summary_table(results),
          "cases": [r.__dict__ for r in results]}, indent=2, default=str))
     print(text)
     return 0

@@ -73,7 +73,7 @@ def make_model(key: str, params: dict, history: int, horizon: int, season: int) 
 
 def forecast_metrics(truth: np.ndarray, predicted: np.ndarray) -> dict:
     t, p = truth.ravel(), predicted.ravel()
-    out = {"rmse": float(np.sqrt(skm.mean_squared_error(t, p))), "mae": float(skm.mean_absolute_error(t, p)),
+    out = {"rmse": float(np.sqrt(skm.mean_squared_error(t, p))), "mse": float(skm.mean_squared_error(t, p)), "mae": float(skm.mean_absolute_error(t, p)),
            "rmsle": float(np.sqrt(skm.mean_squared_log_error(np.clip(t, 0, None), np.clip(p, 0, None))))}
     if (np.abs(t) > 1e-9).all():
         out["mape"] = float(skm.mean_absolute_percentage_error(t, p))

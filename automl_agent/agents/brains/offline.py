@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from .. import knowledge_base as kb
 from .. import metrics
-from ..understanding import NAMED, TargetDecision, decide_target, judge_request, sentence_encoder
+from ..understanding import NAMED, TargetDecision, decide_target, held_labels, judge_request, sentence_encoder
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
@@ -23,7 +23,7 @@ from .base import AgentStep, Usage
 
 FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-series", "future", "pred_seq_len",
                   "coming", "tomorrow", "upcoming", "day-ahead")
-CLUSTERING = re.compile(r"\b(?:cluster\w*|segment\w*|group(?:s|ing|ed)?|unsupervised|partition\w*|alike|"
+CLUSTERING = re.compile(r"\b(?:cluster\w*|segment\w*|group(?:s|ings?|ed)?|unsupervised|partition\w*|alike|"
                         r"similar (?:ones|machines|customers|items|rows|records))\b")
 REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
                     "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
@@ -107,7 +107,7 @@ class OfflineRules:
         target = decision.column or (profile.target_candidates[0] if profile.target_candidates else None)
         task = infer_task(instruction, profile, target)
         if task == TaskType.tabular_clustering and decision.how not in NAMED:
-            target = None  # labels are used to score clusters only when the instruction asks for it
+            target = held_labels(instruction, profile)  # labels score clusters only when the instruction asks for it
         metric = mentioned_metric(instruction, task) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)

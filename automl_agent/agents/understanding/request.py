@@ -9,15 +9,28 @@ from .target import NAMED, TargetDecision
 
 # things people ask of a file that are not learning a model from it, and attempts to steer the agent
 NOT_LEARNING = re.compile(
-    r"\b(?:poem|poetry|joke|story|essay|song|translate|translation|convert|export|delete|remove (?:the |all |every )?rows?"
-    r"|drop (?:the |all |every )?rows?|send|e-?mail|upload|book (?:me )?a|flight|hotel|weather|capital of"
+    r"\b(?:poem|poetry|joke|story|essay|song|translate|translation|convert|delete|remove (?:the |all |every )?rows?"
+    r"|drop (?:the |all |every )?rows?"
+    r"|book (?:me )?(?:a|an) (?:flight|hotel|table|room|ticket)|what(?:'s| is) the weather|capital of"
+    r"|(?:names?|addresses|phone numbers|e-?mails?|contact details|home addresses) (?:and \w+ )?of|list (?:all|every) "
+    r"|show me (?:all|every|the) (?:rows|records)|how many rows"
     r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:previous|prior|above|earlier|the)"
     r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
+# errands, told as commands ('send the table to Bob', 'please email me the file'), not predictions about sending
+ERRANDS = re.compile(r"(?:^|[.;!?,]\s*|\b(?:please|and|then|also|just|can you|could you)\s+)"
+                     r"(?:send|e-?mail|upload|export|forward|post)\b(?![^.;!?]*\bback\b)")
 LEARNING = re.compile(
     r"\b(?:predict|forecast|classif|regress|cluster|segment|group|model|train|detect|estimate|recogni|categori|label"
     r"|score|anomal|rank|identify|which|whether|spot|flag|catch|filter|tell apart|tell (?:if|whether|which)|distinguish"
     r"|sort|triage|guess|figure out|find|pick out|separate|automl|machine learning|ml|ai|propensity|risk|likely"
-    r"|probability|chance|expect|project|anticipate|next|future|tomorrow|ahead|will)\w*")
+    r"|probability|chance|expect|project|anticipate|next|future|tomorrow|ahead|will|fit|learn|gbm|xgb|lgbm|boost"
+    r"|neural|network|random forest|regressor)\w*")
+
+
+def asks_for_something_else(text: str) -> bool:
+    """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data."""
+    text = text.lower()
+    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text))
 
 
 def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None) -> tuple[bool, str]:
@@ -26,7 +39,7 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     text = instruction.lower().strip()
     if not text:
         return False, "The instruction is empty. Say what to predict from the data, e.g. 'Predict churn; F1 at least 0.6'."
-    if NOT_LEARNING.search(text):
+    if asks_for_something_else(text):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
     named = decision is not None and decision.how in NAMED | {"tie"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -25,11 +25,30 @@ from .words import STOPWORDS, Token, name_parts, stem, tokens
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
-TARGET_VERBS = (r"predict|predicting|forecast|estimate|classify|detect|flag|spot|identify|tell|catch|filter|find|"
-                r"model|regress|guess|determine|figure out|know|label|sort|score|learn|infer|output|anticipate|"
-                r"project|calculate|compute|work out|decide|recognise|recognize|foresee|distinguish")
-FEATURE_MARKERS = r"from|using|uses|use|based on|given|with|by|on the basis of|according to"
-NEGATIONS = r"not|don't|dont|do not|doesn't|never|without|except|excluding|instead of|rather than|ignore|ignoring|no"
+_VERB_STEMS = (r"predict|forecast|estimat|classif|detect|flag|spot|identif|tell|catch|filter|find|model|regress|guess|"
+               r"determin|figur(?:e|es|ed|ing) out|know|label|sort|scor|learn|infer|output|anticipat|project|calculat|"
+               r"comput|work(?:s|ed|ing)? out|decid|recogni[sz]|foresee|distinguish|suggest|recommend|get|giv|say|"
+               r"flag|screen|pick out|look(?:s|ed|ing)? for|see")
+# the verb stems with any ending: 'predicts', 'estimating', 'classifies', 'flagged'
+TARGET_VERBS = rf"(?:{_VERB_STEMS})(?:s|es|ed|d|ing|y|ies|ied|e)?"
+# verbs that start a target clause wherever they stand; the others only after a comma or 'and'/'then'/'to'
+# ('credit score' is not a verb, ', score them' is)
+CLAUSE_VERBS = r"predict\w*|forecast\w*|estimat\w*|classif\w*|detect\w*|regress\w*|guess\w*|determin\w*|infer\w*|anticipat\w*|foresee\w*"
+FEATURE_MARKERS = (r"from|using|use|based on|given|with|by|on the basis of|according to|plus|along with|"
+                   r"as a function of|in terms of")
+NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|exclude|instead of|rather than|ignore|"
+             r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping")
+# 'not missing fraud' means caring about fraud
+NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
+# a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
+CLAUSE_BREAK = (r",\s*(?:so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|"
+                r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|make|keep|show|"
+                r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
+DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
+PARTICLES = {"back", "out", "off", "up", "down", "away", "in"}
+TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
+TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one"}
+ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35}
 CONCEPTS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "concepts.json"
 
 Confidence = Literal["given", "high", "medium", "low"]
@@ -52,17 +71,31 @@ class TargetDecision(BaseModel):
 @dataclass
 class _Evidence:
     column: str
-    score: float
+    score: float  # how strongly the words point at the column, before their role in the sentence
     how: str
     words: str
     start: int
-    roles: set[str] = field(default_factory=set)
+    end: int
+    role: str = "none"
+
+    @property
+    def weighted(self) -> float:
+        return self.score * ROLE_WEIGHTS[self.role]
 
 
 @lru_cache(maxsize=1)
 def concept_groups() -> list[frozenset[str]]:
+    """Each group's single words as stems."""
     groups = json.loads(CONCEPTS_PATH.read_text())["groups"]
-    return [frozenset(stem(w) if " " not in w else w for w in group) for group in groups]
+    return [frozenset(stem(w) for w in group if " " not in w) for group in groups]
+
+
+@lru_cache(maxsize=1)
+def concept_phrases() -> list[tuple[tuple[str, ...], ...]]:
+    """Each group's multi-word phrases as stem sequences ('comes back' -> ('come', 'back')), aligned with
+    concept_groups()."""
+    groups = json.loads(CONCEPTS_PATH.read_text())["groups"]
+    return [tuple(tuple(stem(p) for p in w.split()) for w in group if " " in w) for group in groups]
 
 
 def eligible_columns(profile: DataProfile) -> list[ColumnProfile]:
@@ -81,17 +114,24 @@ def _word_matches(token: Token, word: str, word_stem: str) -> bool:
             and fuzz.ratio(token.text, word) >= 80)
 
 
-def _concept_match(word_stem: str, toks: list[Token], text: str) -> Token | None:
-    for group in concept_groups():
+def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
+    """Words and phrases of the instruction that mean what a name's word means ('quit' for 'left')."""
+    found = []
+    for group, phrases in zip(concept_groups(), concept_phrases()):
         if word_stem not in group:
             continue
-        for t in toks:
-            if t.stem in group and t.stem != word_stem:
-                return t
-        for phrase in (p for p in group if " " in p):
-            if phrase in text:
-                return Token(phrase, phrase, text.index(phrase))
-    return None
+        found += [t for t in toks if t.stem in group and t.stem != word_stem]
+        for phrase in phrases:
+            for i in range(len(toks) - len(phrase) + 1):
+                if len(phrase) == 2 and phrase[1] in PARTICLES and toks[i].stem == phrase[0]:
+                    # 'send this order back' says 'send back'
+                    if any(t.stem == phrase[1] for t in toks[i + 1:i + 5]):
+                        found.append(Token(toks[i].text, " ".join(phrase), toks[i].start))
+                    continue
+                if tuple(t.stem for t in toks[i:i + len(phrase)]) == phrase:
+                    found.append(Token(" ".join(t.text for t in toks[i:i + len(phrase)]), " ".join(phrase),
+                                       toks[i].start))
+    return found
 
 
 def _spans(text: str, pattern: str, length: int, stops: str = r"[.;?!]") -> list[tuple[int, int]]:
@@ -111,18 +151,60 @@ def _within(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
+def _list_start(text: str, start: int, end: int) -> int:
+    """Where the list of inputs before 'as features' begins: back over short comma-separated items ('carat, cut and
+    colour as features'), not into the clause before them ('a valuation model for stones, 4cs as features'), nor past
+    'but' or 'X as the label and'."""
+    chunk = text[start:end]
+    cut = [m.end() for m in re.finditer(r"\bbut\b|\bas (?:the |our )?(?:label|target|output|outcome)\b(?:\s+and\b)?", chunk)]
+    if cut:
+        start, chunk = start + cut[-1], chunk[cut[-1]:]
+    pieces = re.split(r",(?![^(]*\))", chunk)
+    kept = [pieces[-1]]
+    for piece in reversed(pieces[:-1]):
+        if len(piece.split()) > 4:
+            break
+        kept.append(piece)
+    return end - len(",".join(reversed(kept)))
+
+
 def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
-    target = _spans(text, TARGET_VERBS, 6, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
+    target = _spans(text, rf"{TARGET_VERBS}|whether", 8, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
     features = []
-    for a, b in _spans(text, FEATURE_MARKERS, 12):
-        # a feature clause ends where the target clause begins ("from bill length, predict the species")
-        nxt = re.search(rf"\b(?:{TARGET_VERBS})\b", text[a:b])
-        features.append((a, a + nxt.start() if nxt else b))
+    for a, b in _spans(text, FEATURE_MARKERS, 12, stops=rf"[.;?!]|{CLAUSE_BREAK}"):
+        if re.match(r"\s+(?:a|an|the|our|your)\s+(?:model|algorithm|machine|system|ai|computer|tool)\b", text[a:]):
+            continue  # 'a second opinion from a model' names no inputs
+        # a feature clause ends where the target clause begins ("from bill length, predict the species") and, when
+        # it opens the sentence, at its comma ("given the neighborhood, what's the price?")
+        clause = text[a:b]
+        nxt = next((m for m in re.finditer(
+            rf"(?:[,;:]\s*|\b(?:and|then|to)\s+)(?:{TARGET_VERBS})\b|\b(?:{CLAUSE_VERBS}|whether)\b", clause)
+            if re.search(r"\w", clause[:m.start()])), None)
+        b = a + nxt.start() if nxt else b
+        opening = re.search(r"(?:^|[.;?!]\s*)\W*\w*\W*$", text[:a])
+        if opening and "," in text[a:b]:
+            b = a + text[a:b].index(",")
+        features.append((a, b))
+    # "regress Y on X"
+    for m in re.finditer(r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\b", text):
+        rest = re.split(r"[.;?!]", text[m.end():])[0]
+        features.append((m.end(), m.end() + len(rest)))
     # "X and Y go in; Z comes out", "X as inputs"
-    for m in re.finditer(r"([^.;]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b", text):
-        features.append((m.start(1), m.end(1)))
-    negated = _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]")
-    return {"target": target, "features": features, "negated": negated}
+    for m in re.finditer(r"([^.;:]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
+                         text):
+        features.append((_list_start(text, m.start(1), m.end(1)), m.end(1)))
+    negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]")
+               if not re.match(NEGATED_NEGATIVES, text[a:])]
+    # a yes/no question: its subject is the row ('will the home team ...'), what follows is asked about ('... win?')
+    subject = []
+    for m in re.finditer(rf"(?:^|[.?!]\s+)(?:will|would|does|do|did|is|are|was|were|has|have|can)\s+(?:{DETERMINERS})\s+"
+                         r"([^.?!]*)\?", text):
+        words = list(re.finditer(r"[\w'-]+", m.group(1)))
+        if len(words) >= 2:
+            cut = words[min(2, len(words) - 1) - 1].end()
+            subject.append((m.start(1), m.start(1) + cut))
+            target.append((m.start(1) + cut, m.end(1)))
+    return {"target": target, "features": features, "negated": negated, "subject": subject}
 
 
 def _values(column: ColumnProfile) -> list[str]:
@@ -130,66 +212,79 @@ def _values(column: ColumnProfile) -> list[str]:
             and not re.fullmatch(r"[\d.,\-]+", v.strip())]
 
 
-def _value_hits(column: ColumnProfile, text: str, toks: list[Token]) -> list[tuple[str, int]]:
+def _value_hits(column: ColumnProfile, text: str, toks: list[Token]) -> list[tuple[str, int, int]]:
     hits = []
     spaced = text.replace("-", " ")
     for value in _values(column):
         v = value.lower().replace("-", " ")
         m = re.search(rf"(?<![\w]){re.escape(v)}(?![\w])", spaced)
         if m:
-            hits.append((value, m.start()))
+            hits.append((value, m.start(), m.end()))
             continue
         if " " not in v:
             vs = stem(v)
             t = next((t for t in toks if t.stem == vs or (len(vs) >= 4 and t.stem.startswith(vs))), None)
             if t is not None:
-                hits.append((value, t.start))
+                hits.append((value, t.start, t.end))
     return hits
 
 
-def _evidence(column: ColumnProfile, text: str, toks: list[Token]) -> _Evidence | None:
+def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple[Token, bool]]]:
+    """For each meaningful word of the column's name, the instruction's words that say it: (token, by concept).
+    'this year' and 'per day' say when, not which column."""
+    parts = name_parts(column.name)
+    words_at = [t for i, t in enumerate(toks)
+                if not (t.stem in TIME_STEMS and i > 0 and toks[i - 1].text in TIME_DETERMINERS)]
+    found = []
+    for word, word_stem in zip(parts.words, parts.stems):
+        direct = [(t, False) for t in words_at if _word_matches(t, word, word_stem)
+                  or (len(parts.words) > 1 and len(word) == 3 and len(t.text) >= 6 and t.text.startswith(word))]
+        found.append(direct or [(t, True) for t in _concept_matches(word_stem, toks)])
+    return found
+
+
+def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
+    """Every place the instruction speaks of the column, each with how strongly."""
+    out: list[_Evidence] = []
     name = column.name.lower()
-    m = re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)
-    if m and (len(name) >= 3 or not name.isalpha()):
-        return _Evidence(column.name, 1.0, "name", column.name, m.start())
-    if column.name.isupper() and 2 <= len(name) <= 5:  # 'OT' is what 'oil temperature' abbreviates
+    if len(name) >= 3 or not name.isalpha():
+        out += [_Evidence(column.name, 1.0, "name", column.name, m.start(), m.end())
+                for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text)]
+    if name.isalpha() and 2 <= len(name) <= 5 and (column.name.isupper() or len(name) <= 4):
+        # 'OT' is what 'oil temperature' abbreviates, 'bmi' 'body mass index'
         content = [t for t in toks if len(t.text) >= 3 and t.text not in STOPWORDS]
         for i in range(len(content) - len(name) + 1):
             run = content[i:i + len(name)]
             if "".join(t.text[0] for t in run) == name:
-                return _Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start)
-    parts = name_parts(column.name)
-    covered, by_concept, hits = 0, False, []
-    for word, word_stem in zip(parts.words, parts.stems):
-        hit = next((t for t in toks if _word_matches(t, word, word_stem)), None)
-        if hit is None:
-            hit = _concept_match(word_stem, toks, text)
-            by_concept = by_concept or hit is not None
-        if hit is not None:
-            covered += 1
-            hits.append(hit)
-    best: _Evidence | None = None
-    if covered:
-        fraction = covered / len(parts.words)
-        # the words of a multi-word name count together only where they stand together ('unit price', 'price per
-        # unit'); scattered over the sentence they are weak evidence
-        positions = sorted(h.start for h in hits)
-        together = len(hits) < 2 or positions[-1] - positions[0] <= 12 * len(hits) + 6
-        if fraction == 1 and together:
-            score = 0.75 if by_concept else 0.9
-        else:
-            score = (0.5 if by_concept else 0.6) * (fraction if together else 0.5)
-        anchor = positions[-1] if together else positions[0]
-        best = _Evidence(column.name, score, "concept" if by_concept else "words", " ".join(h.text for h in hits), anchor)
+                out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
+    per_word = _name_word_hits(column, toks)
+    for i, hits in enumerate(per_word):
+        for anchor, anchor_by_concept in hits:
+            # the other words of the name as near this one as they come ('sales ... asking price', not 'under-pricing')
+            nearest = {j: min(other, key=lambda h: abs(h[0].start - anchor.start))
+                       for j, other in enumerate(per_word) if j != i and other}
+            chosen = [(anchor, anchor_by_concept), *nearest.values()]
+            by_concept = any(c for _, c in chosen)
+            starts = sorted(t.start for t, _ in chosen)
+            # the words of a multi-word name count together only where they stand together ('unit price', 'price
+            # per unit'); scattered over the sentence they are weak evidence
+            together = len(chosen) < 2 or starts[-1] - starts[0] <= 12 * len(chosen) + 6
+            fraction = len(chosen) / len(per_word)
+            if fraction == 1 and together:
+                score = 0.75 if by_concept else 0.9
+            else:
+                score = (0.5 if by_concept else 0.6) * (fraction if together else 0.5)
+            words = " ".join(t.text for t, _ in sorted(chosen, key=lambda h: h[0].start))
+            start = starts[-1] if together else anchor.start
+            end = max(t.end for t, _ in chosen) if together else anchor.end
+            out.append(_Evidence(column.name, score, "concept" if by_concept else "words", words, start, end))
     if column.kind in {"categorical", "boolean"} or column.n_unique <= 20:
         hits = _value_hits(column, text, toks)
-        if hits:
-            if len(hits) == 1 and len(hits[0][0]) < 3:
-                return best
+        if hits and not (len(hits) == 1 and len(hits[0][0]) < 3):
             score = 0.85 if len(hits) >= 2 else 0.25
-            if best is None or score > best.score:
-                best = _Evidence(column.name, score, "values", " / ".join(v for v, _ in hits), min(p for _, p in hits))
-    return best
+            out.append(_Evidence(column.name, score, "values", " / ".join(v for v, _, _ in hits),
+                                 min(a for _, a, _ in hits), max(b for _, _, b in hits)))
+    return out
 
 
 def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
@@ -201,6 +296,7 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
             rf"\b(?:the\s+)?[`'\"]?{n}[`'\"]?\s+(?:column|field|variable)\s+(?:as|is)\s+(?:the\s+)?(?:label|target|thing to predict|output)",
             rf"\b(?:predict|model|forecast|regression on|classify)\s+(?:the\s+)?(?:column\s+)?[`'\"]{n}[`'\"]",
             rf"\bcolumn\s+[`'\"]?{n}(?![\w])",
+            rf"(?<![\w]){n}[`'\"]?\s+as\s+(?:the\s+|our\s+|my\s+)?(?:label|target|outcome|output|y|thing to predict|dependent variable)\b",
             rf"[`]{n}[`]",
         )
         if any(re.search(p, text) for p in patterns):
@@ -209,7 +305,47 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
 
 
 def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
-    return sorted(evidence, key=lambda e: (-e.score, "target" not in e.roles, e.start))
+    return sorted(evidence, key=lambda e: (-e.weighted, e.role != "target", e.start))
+
+
+def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]]) -> str:
+    for role in ("feature", "subject", "target"):
+        key = "features" if role == "feature" else role
+        if _within(e.start, roles[key]):
+            return role
+    return "none"
+
+
+def _drop_modifiers(tied: list[_Evidence]) -> list[_Evidence]:
+    """In 'a smoking ban' the first word qualifies the second: when one tied column's words stand right before
+    another's, the second (the head of the phrase) is meant."""
+    return [e for e in tied if not any(o is not e and 0 <= o.start - e.end <= 1 for o in tied)]
+
+
+def _answer_kind(text: str) -> str | None:
+    """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
+    quantity ('how many visitors ...'), or None."""
+    if re.search(r"(?:^|[.!?]\s*)(?:will|would|is|are|does|do|did|has|have|can)\s+(?!you\b|we\b|i\b)[^.?!]*\?", text) \
+            or re.search(r"\bwhether\b|\byes\s*(?:/|or)\s*no\b", text):
+        return "binary"
+    if re.search(r"\bhow (?:much|many|long|late|high|low|big|far|heavy|fast|strong|busy|often)\b", text):
+        return "number"
+    return None
+
+
+def _fitting_answer(tied: list[_Evidence], text: str, profile: DataProfile) -> list[_Evidence]:
+    """Among columns the words fit equally, the ones that can answer the question asked: two-valued for a yes/no
+    question, a quantity for 'how many'."""
+    kind = _answer_kind(text)
+    if kind is None:
+        return tied
+    def fits(e: _Evidence) -> bool:
+        column = profile.column(e.column)
+        if kind == "binary":
+            return column.n_unique == 2
+        return column.kind == "numeric" and column.n_unique > 10
+    fitting = [e for e in tied if fits(e)]
+    return fitting or tied
 
 
 def decide_target(instruction: str, profile: DataProfile, flag: str | None = None,
@@ -224,7 +360,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if profile.graph is not None and columns:
         named = _explicit(text, [c for c in profile.columns if c.name in profile.target_candidates]) or next(
             (c for c in profile.columns if c.name in profile.target_candidates
-             and (e := _evidence(c, text, toks)) is not None and e.score >= 0.7), None)
+             and any(e.score >= 0.7 for e in _mentions(c, text, toks))), None)
         label = named.name if named is not None else columns[0].name
         return TargetDecision(column=label, confidence="high", how="name" if named is not None else "graph",
                               reason=f"the instruction says {label!r}" if named is not None
@@ -237,32 +373,41 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     found: list[_Evidence] = []
     excluded: list[str] = []
     for column in columns:
-        e = _evidence(column, text, toks)
-        if e is None:
-            continue
-        if _within(e.start, roles["negated"]):
+        mentions = _mentions(column, text, toks)
+        kept = [e for e in mentions if not _within(e.start, roles["negated"])]
+        if mentions and not kept:
             excluded.append(column.name)
             continue
-        if _within(e.start, roles["features"]):
-            e.roles.add("feature")
-            e.score *= 0.35
-        elif _within(e.start, roles["target"]):
-            e.roles.add("target")
-        found.append(e)
+        for e in kept:
+            e.role = _role(e, roles)
+        if kept:
+            found.append(_ranked(kept)[0])
+    scores = {e.column: round(e.weighted, 3) for e in _ranked(found)}
+    # a column the instruction gives as an input is not what it asks for, unless nothing else is named
+    inputs = {e.column for e in found if e.role == "feature"}
+    if any(e.role != "feature" and e.weighted >= 0.2 for e in found):
+        found = [e for e in found if e.role != "feature"]
     ranked = _ranked(found)
-    scores = {e.column: round(e.score, 3) for e in ranked}
-    if ranked and ranked[0].score >= 0.25:
+    if ranked and ranked[0].weighted >= 0.2:
         top = ranked[0]
-        rivals = [e for e in ranked[1:] if e.score >= top.score * 0.75 and not (
-            "target" in top.roles and "target" not in e.roles)]
-        if not rivals:
-            confidence: Confidence = "high" if top.score >= 0.7 else "medium"
+        tied = [top] + [e for e in ranked[1:] if e.weighted >= top.weighted * 0.75 and not (
+            top.role == "target" and e.role != "target")]
+        tied = _drop_modifiers(tied) if len(tied) > 1 else tied
+        tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
+        if len(tied) == 1 and tied[0].role != "feature":
+            top = tied[0]
+            confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"
             return TargetDecision(column=top.column, confidence=confidence, how=top.how, scores=scores,
                                   reason=_reason(top))
-        tied = [top.column] + [e.column for e in rivals]
-        return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=tied[:4], scores=scores,
-                              reason=f"the instruction fits several columns equally ({', '.join(tied[:4])})")
-    remaining = [c for c in columns if c.name not in excluded]
+        names = [e.column for e in tied]
+        if len(tied) == 1:  # only an input was named: never train on a column the user gave as an input
+            names += [c.name for c in columns if c.name not in inputs and c.name not in excluded][:2]
+            return TargetDecision(column=None, confidence="low", how="inputs only", ask=True, candidates=names[:3],
+                                  scores=scores, reason=f"the instruction names {tied[0].column!r} only as an input")
+        return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=names[:4], scores=scores,
+                              reason=f"the instruction fits several columns equally ({', '.join(names[:4])})")
+    remaining = [c for c in columns if c.name not in excluded and c.name not in inputs] or [
+        c for c in columns if c.name not in excluded]
     if len(remaining) == 1:
         return TargetDecision(column=remaining[0].name, confidence="high", how="only", scores=scores,
                               reason=f"{remaining[0].name!r} is the only column a model can predict here")
@@ -270,13 +415,16 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if from_file is not None:
         return TargetDecision(column=from_file, confidence="medium", how="filename", scores=scores,
                               reason=f"the data file is named {Path(profile.path).name!r}")
-    if semantic is not None and remaining:
-        meant = _meaning(text, remaining, semantic)
+    similarities = _similarities(text, remaining, semantic) if semantic is not None and remaining else {}
+    if similarities:
+        meant = _meaning(similarities)
         if meant is not None:
             column, similarity = meant
             return TargetDecision(column=column, confidence="medium", how="meaning", scores=scores,
                                   reason=f"closest in meaning to what the instruction asks for (similarity {similarity:.2f})")
     ordered = [c for c in profile.target_candidates if c in {r.name for r in remaining}]
+    if similarities:
+        ordered = sorted(similarities, key=lambda c: -similarities[c])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
                           reason="the instruction names no column of the data")
 
@@ -307,16 +455,38 @@ def target_phrase(text: str) -> str:
     return " ".join(words) or text
 
 
-def _meaning(text: str, columns: list[ColumnProfile], semantic) -> tuple[str, float] | None:
+def _similarities(text: str, columns: list[ColumnProfile], semantic) -> dict[str, float]:
     phrase = target_phrase(text)
     descriptions = []
     for c in columns:
         values = _values(c)
         descriptions.append(name_parts(c.name).phrase + (f": {', '.join(values[:4])}" if values else ""))
-    similarities = semantic(phrase, descriptions)
-    order = sorted(range(len(columns)), key=lambda i: -similarities[i])
-    best = order[0]
+    return {c.name: float(s) for c, s in zip(columns, semantic(phrase, descriptions))}
+
+
+def _meaning(similarities: dict[str, float]) -> tuple[str, float] | None:
+    order = sorted(similarities, key=lambda c: -similarities[c])
+    best = similarities[order[0]]
     second = similarities[order[1]] if len(order) > 1 else 0.0
-    if similarities[best] >= 0.45 and similarities[best] - second >= 0.12:
-        return columns[best].name, float(similarities[best])
+    if best >= 0.45 and best - second >= 0.12:
+        return order[0], best
+    return None
+
+
+def held_labels(instruction: str, profile: DataProfile) -> str | None:
+    """The column a clustering is to be scored against, when the instruction says so: 'compare the groups with the
+    species', 'evaluate against the species labels'. A column named as what to cluster by is not one."""
+    text = instruction.lower()
+    toks = tokens(text)
+    negated = _roles(text)["negated"]
+    for column in eligible_columns(profile):
+        if not (column.kind in {"categorical", "boolean"} or column.n_unique <= 50):
+            continue
+        for e in _mentions(column, text, toks):
+            if e.score < 0.7 or _within(e.start, negated):
+                continue
+            before, after = text[max(0, e.start - 45):e.start], text[e.end:e.end + 12]
+            if re.search(r"\b(?:compare\w*|against|versus|vs\.?|evaluat\w*|scor\w*|check\w*|match\w*|agree\w*|"
+                         r"correspond\w*|recover\w*|rand)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
+                return column.name
     return None

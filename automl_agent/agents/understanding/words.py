@@ -19,6 +19,10 @@ UNITS = {
     "pct": "percent", "perc": "percent", "c": "celsius", "f": "fahrenheit", "kpa": "pressure", "psi": "pressure",
     "s": "seconds", "sec": "seconds", "ms": "milliseconds", "min": "minutes", "h": "hours", "hrs": "hours",
     "k": "thousands", "mn": "millions", "kwh": "kilowatt hours", "mw": "megawatts", "kw": "kilowatts",
+    "seconds": "seconds", "secs": "seconds", "minutes": "minutes", "mins": "minutes", "hours": "hours",
+    "days": "days", "weeks": "weeks", "months": "months", "years": "years", "yrs": "years",
+    "mmhg": "millimetres of mercury", "dl": "decilitres", "ml": "millilitres", "l": "litres", "bpm": "beats per minute",
+    "mph": "miles per hour", "kmh": "kilometres per hour", "percent": "percent",
 }
 # name parts that carry no meaning of their own: is_fraud, has_churned, num_visits
 FILLER = {"is", "has", "had", "was", "the", "of", "a", "an", "num", "no", "nr", "n", "flag", "ind", "col", "val",
@@ -48,7 +52,11 @@ def stem(word: str) -> str:
 
 
 def split_name(name: str) -> list[str]:
-    """'ApplicantIncome_USD' -> ['applicant', 'income', 'usd']; 'Length1_cm' -> ['length', '1', 'cm']."""
+    """'ApplicantIncome_USD' -> ['applicant', 'income', 'usd']; 'Length1_cm' -> ['length', '1', 'cm'];
+    'Glucose_mg_dL' -> ['glucose', 'mg', 'dl'] (a unit keeps its own capitals)."""
+    segments = re.split(r"[^A-Za-z0-9]+", name)
+    if len(segments) > 1:
+        return [w for s in segments if s for w in ([s.lower()] if s.lower() in UNITS else split_name(s))]
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
     spaced = re.sub(r"([A-Za-z])(\d)|(\d)([A-Za-z])", lambda m: " ".join(g for g in m.groups() if g), spaced)
@@ -73,7 +81,10 @@ class NameParts:
 def name_parts(name: str) -> NameParts:
     parts = split_name(name)
     unit = None
-    if len(parts) > 1 and parts[-1] in UNITS:
+    if len(parts) > 2 and parts[-1] in UNITS and parts[-2] in UNITS:  # vibration_mm_s, speed_km_h
+        unit = f"{UNITS[parts[-2]]} per {UNITS[parts[-1]].removesuffix('s')}"
+        parts = parts[:-2]
+    elif len(parts) > 1 and parts[-1] in UNITS:
         unit = UNITS[parts[-1]]
         parts = parts[:-1]
     words = tuple(w for w in parts if w not in FILLER and not w.isdigit()) or tuple(parts)
@@ -85,6 +96,10 @@ class Token:
     text: str  # lower-cased as written
     stem: str
     start: int  # character offset in the normalised text
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
 
 
 def normalise(text: str) -> str:
