@@ -103,6 +103,8 @@ def parse_performance(instruction: str) -> list[Constraint]:
             if not re.search(r"(\bof\b|=|:|\bis\b|\bbe\b|\btarget\b|\baround\b|\babout\b)", between):
                 continue
             op = ">=" if metrics.direction(name) == "maximize" else "<="
+        if re.search(r"\b(?:better|worse)\b", between) and metrics.direction(name) == "minimize":
+            op = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}[op]  # 'RMSE no worse than 0.5' is at most 0.5
         value = _number(number, percent)
         if name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index"} and value > 1:
             value = value / 100.0

@@ -176,9 +176,49 @@ def _flights(rng: np.random.Generator) -> pd.DataFrame:
     })
 
 
+def _wine(rng: np.random.Generator) -> pd.DataFrame:
+    alcohol = rng.normal(10.5, 1.1, N_ROWS).round(1)
+    return pd.DataFrame({
+        "fixed_acidity": rng.normal(8.3, 1.7, N_ROWS).round(1),
+        "residual_sugar_g_l": rng.gamma(2.0, 1.3, N_ROWS).round(1),
+        "pH": rng.normal(3.3, 0.15, N_ROWS).round(2),
+        "alcohol_pct": alcohol,
+        "colour": rng.choice(["red", "white"], N_ROWS),
+        "quality": np.clip(np.round((alcohol - 10.5) * 0.8 + 5.6 + rng.normal(0, 0.6, N_ROWS)), 3, 9).astype(int),
+    })
+
+
+def _bikes(rng: np.random.Generator) -> pd.DataFrame:
+    hours = pd.date_range("2024-03-01", periods=N_ROWS * 2, freq="h")
+    temp = 50 + 15 * np.sin(np.arange(len(hours)) / 24 * 2 * np.pi) + rng.normal(0, 3, len(hours))
+    return pd.DataFrame({
+        "timestamp": hours.strftime("%Y-%m-%d %H:%M"),
+        "temp_f": temp.round(1),
+        "humidity_pct": rng.uniform(30, 95, len(hours)).round(0),
+        "is_weekend": (hours.dayofweek >= 5).astype(int),
+        "rentals": np.maximum(0, (temp - 40) * 4 + rng.normal(0, 20, len(hours))).round(0).astype(int),
+    })
+
+
+def _tickets(rng: np.random.Generator) -> pd.DataFrame:
+    texts = {
+        "billing": ["I was charged twice this month", "refund my last invoice please", "wrong amount on my bill"],
+        "technical": ["the app crashes when I log in", "cannot connect to the server", "error 500 on checkout"],
+        "account": ["how do I change my password", "please close my account", "update my email address"],
+    }
+    topics = rng.choice(list(texts), N_ROWS)
+    return pd.DataFrame({
+        "ticket_id": [f"TCK-{i:05d}" for i in range(N_ROWS)],
+        "body": [f"{rng.choice(texts[t])} (ref {i})" for i, t in enumerate(topics)],
+        "queue": topics,
+        "urgent": (rng.random(N_ROWS) < 0.15).astype(int),
+    })
+
+
 TABLES = {"loans": _loans, "retail": _retail, "hr": _hr, "matches": _matches, "transfers": _transfers,
           "visitors": _visitors, "houses": _houses, "students": _students, "sensors": _sensors, "fish": _fish,
-          "insurance": _insurance, "patients": _patients, "flights": _flights}
+          "insurance": _insurance, "patients": _patients, "flights": _flights,
+          "wine": _wine, "bikes": _bikes, "tickets": _tickets}
 
 
 def write_tables(folder: Path, seed: int = 0) -> dict[str, Path]:

@@ -4,8 +4,8 @@ no training. Scores each case against what its writer meant.
     python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout]
         [--out benchmarks/results]
 
-Two corpora: `main` (instructions.yaml) and `holdout` (instructions_holdout.yaml, written later and never used to tune
-the understanding).
+Three corpora, each written after the one before had been used to improve the understanding: `main`
+(instructions.yaml), `holdout` (instructions_holdout.yaml) and `holdout2` (instructions_holdout2.yaml).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from ..agents.contracts import DataProfile
 from ..errors import TargetUnclear, UserFacingError
 
 CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
-           "holdout": Path(__file__).with_name("instructions_holdout.yaml")}
+           "holdout": Path(__file__).with_name("instructions_holdout.yaml"),
+           "holdout2": Path(__file__).with_name("instructions_holdout2.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

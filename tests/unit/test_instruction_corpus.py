@@ -1,40 +1,47 @@
-"""The instruction corpus (automl_agent/benchmark/instructions.yaml, 251 instructions in many voices) through INIT
-with the offline brain: request check, target, task, metric and constraints, no training.
+"""The instruction corpora (automl_agent/benchmark/instructions*.yaml: 367 instructions in many voices, over the
+bundled datasets and 16 synthetic tables) through INIT with the offline brain: request check, target, task, metric
+and constraints, no training.
 
-Floors are what the current understanding measures (benchmarks/results/understanding_offline.md); a change that
-understands fewer instructions, or trains on a column nobody asked for more often, fails here."""
+Floors sit a little under what the current understanding measures (benchmarks/results/understanding_offline*.md);
+a change that understands fewer instructions, or trains on a column nobody asked for, fails here."""
 
 from __future__ import annotations
 
 import pytest
 
-from automl_agent.benchmark.understanding import load_cases, run_corpus, summary_table
+from automl_agent.benchmark.understanding import CORPORA, load_cases, run_corpus, summary_table
 
+FLOORS = {"main": 0.97, "holdout": 0.95, "holdout2": 0.95}
 
 
 @pytest.fixture(scope="module")
 def results():
-    return run_corpus("offline")
+    return {name: run_corpus("offline", corpus=path) for name, path in CORPORA.items()}
 
 
-def test_the_corpus_is_large_and_varied():
-    cases = load_cases()
-    assert len(cases) >= 200 and len({c["id"] for c in cases}) == len(cases)
+def test_the_corpora_are_large_and_varied():
+    per_corpus = [load_cases(path) for path in CORPORA.values()]
+    assert all(len({c["id"] for c in cases}) == len(cases) for cases in per_corpus)
+    cases = [c for group in per_corpus for c in group]
+    assert len(cases) >= 350
     assert len({c["class"] for c in cases}) >= 12
-    assert sum(c["expect"] == "ask" for c in cases) >= 8 and sum(c["expect"] == "refuse" for c in cases) >= 10
+    assert sum(c["expect"] == "ask" for c in cases) >= 12 and sum(c["expect"] == "refuse" for c in cases) >= 15
 
 
-def test_most_instructions_are_understood_exactly(results):
-    overall = summary_table(results)[-1]
-    assert overall["share"] >= 0.93, [r.id for r in results if not r.understood]
+@pytest.mark.parametrize("corpus", sorted(FLOORS))
+def test_most_instructions_are_understood_exactly(results, corpus):
+    overall = summary_table(results[corpus])[-1]
+    assert overall["share"] >= FLOORS[corpus], [r.id for r in results[corpus] if not r.understood]
 
 
-def test_a_wrong_target_is_almost_never_trained_silently(results):
-    silent = [r.id for r in results if r.silent_wrong_target]
-    assert len(silent) <= 1, silent
+@pytest.mark.parametrize("corpus", sorted(FLOORS))
+def test_a_wrong_target_is_never_trained_silently(results, corpus):
+    silent = [r.id for r in results[corpus] if r.silent_wrong_target]
+    assert not silent, silent
 
 
-def test_requests_that_are_not_learning_tasks_are_refused_and_unclear_targets_asked(results):
-    by_class = {row["phrasing"]: row for row in summary_table(results)}
+@pytest.mark.parametrize("corpus", sorted(FLOORS))
+def test_requests_that_are_not_learning_tasks_are_refused_and_unclear_targets_asked(results, corpus):
+    by_class = {row["phrasing"]: row for row in summary_table(results[corpus])}
     assert by_class["refuse"]["share"] == 1.0
-    assert all(r.outcome != "ok" for r in results if r.phrasing == "ask")
+    assert all(r.outcome != "ok" for r in results[corpus] if r.phrasing == "ask")

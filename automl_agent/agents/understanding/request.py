@@ -13,7 +13,8 @@ NOT_LEARNING = re.compile(
     r"|drop (?:the |all |every )?rows?"
     r"|book (?:me )?(?:a|an) (?:flight|hotel|table|room|ticket)|what(?:'s| is) the weather|capital of"
     r"|(?:names?|addresses|phone numbers|e-?mails?|contact details|home addresses) (?:and \w+ )?of|list (?:all|every) "
-    r"|show me (?:all|every|the) (?:rows|records)|how many rows"
+    r"|show me (?:all|every|the) (?:rows|records)|how many rows|bar chart|pie chart|line chart|histogram|scatter ?plot"
+    r"|plot (?:the|a|me|it|them)|visuali[sz]e|summari[sz]e|summary of|pivot table"
     r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:previous|prior|above|earlier|the)"
     r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
 # errands, told as commands ('send the table to Bob', 'please email me the file'), not predictions about sending
@@ -24,7 +25,7 @@ LEARNING = re.compile(
     r"|score|anomal|rank|identify|which|whether|spot|flag|catch|filter|tell apart|tell (?:if|whether|which)|distinguish"
     r"|sort|triage|guess|figure out|find|pick out|separate|automl|machine learning|ml|ai|propensity|risk|likely"
     r"|probability|chance|expect|project|anticipate|next|future|tomorrow|ahead|will|fit|learn|gbm|xgb|lgbm|boost"
-    r"|neural|network|random forest|regressor)\w*")
+    r"|neural|network|random forest|regressor|rout(?:e|es|ing)|assign|prioriti[sz]e)\w*")
 
 
 def asks_for_something_else(text: str) -> bool:

@@ -45,7 +45,6 @@ CLAUSE_BREAK = (r",\s*(?:so|but|which|who|then|could|can|would|will|please|becau
                 r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|make|keep|show|"
                 r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
-PARTICLES = {"back", "out", "off", "up", "down", "away", "in"}
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
 TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one"}
 ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35}
@@ -114,23 +113,45 @@ def _word_matches(token: Token, word: str, word_stem: str) -> bool:
             and fuzz.ratio(token.text, word) >= 80)
 
 
+def _phrase_at(phrase: tuple[str, ...], toks: list[Token], i: int) -> list[Token] | None:
+    """The tokens that say phrase starting at toks[i], its words in order with at most two others between
+    ('send this order back' says 'send back', 'hand in their notice' says 'hand in notice')."""
+    if toks[i].stem != phrase[0]:
+        return None
+    found, j = [toks[i]], i
+    for word in phrase[1:]:
+        nxt = next((k for k in range(j + 1, min(j + 4, len(toks))) if toks[k].stem == word), None)
+        if nxt is None:
+            return None
+        found.append(toks[nxt])
+        j = nxt
+    return found
+
+
+def _phrase_tokens(toks: list[Token]) -> set[int]:
+    """Where some concept phrase is said: its words do not count on their own ('pay' in 'pay us back')."""
+    covered: set[int] = set()
+    for phrases in concept_phrases():
+        for phrase in phrases:
+            for i in range(len(toks)):
+                said = _phrase_at(phrase, toks, i)
+                covered |= {t.start for t in said or []}
+    return covered
+
+
 def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
     """Words and phrases of the instruction that mean what a name's word means ('quit' for 'left')."""
     found = []
+    in_phrases = _phrase_tokens(toks)
     for group, phrases in zip(concept_groups(), concept_phrases()):
         if word_stem not in group:
             continue
-        found += [t for t in toks if t.stem in group and t.stem != word_stem]
+        found += [t for t in toks if t.stem in group and t.stem != word_stem and t.start not in in_phrases]
         for phrase in phrases:
-            for i in range(len(toks) - len(phrase) + 1):
-                if len(phrase) == 2 and phrase[1] in PARTICLES and toks[i].stem == phrase[0]:
-                    # 'send this order back' says 'send back'
-                    if any(t.stem == phrase[1] for t in toks[i + 1:i + 5]):
-                        found.append(Token(toks[i].text, " ".join(phrase), toks[i].start))
-                    continue
-                if tuple(t.stem for t in toks[i:i + len(phrase)]) == phrase:
-                    found.append(Token(" ".join(t.text for t in toks[i:i + len(phrase)]), " ".join(phrase),
-                                       toks[i].start))
+            for i in range(len(toks)):
+                said = _phrase_at(phrase, toks, i)
+                if said:
+                    found.append(Token(" ".join(t.text for t in said), " ".join(phrase), said[0].start))
     return found
 
 
@@ -389,8 +410,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         found = [e for e in found if e.role != "feature"]
     ranked = _ranked(found)
     if ranked and ranked[0].weighted >= 0.2:
-        top = ranked[0]
-        tied = [top] + [e for e in ranked[1:] if e.weighted >= top.weighted * 0.75 and not (
+        # what the target clause says wins over comparable mentions elsewhere in the text
+        said = [e for e in ranked if e.role == "target" and e.weighted >= ranked[0].weighted * 0.75]
+        top = said[0] if said else ranked[0]
+        tied = [top] + [e for e in ranked if e is not top and e.weighted >= top.weighted * 0.75 and not (
             top.role == "target" and e.role != "target")]
         tied = _drop_modifiers(tied) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
