@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
                           "and reused; it serves the Prefect UI), 'ephemeral' (a temporary in-process server per command, "
                           "slower), or a server URL such as http://127.0.0.1:4200/api. PREFECT_API_URL, when set, wins "
                           "over the default; so does AUTOML_AGENT_PREFECT.")
+    run.add_argument("--dry-run", action="store_true",
+                     help="stop after INIT and PLAN: show the task, target, metric, constraints and plans the agent "
+                          "understood, write run.json (status 'planned'); nothing is trained, registered or served")
     run.add_argument("--json", action="store_true", help="also print run.json to stdout")
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -178,7 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
                              code_attempts=args.code_attempts,
                              memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id,
-                             tracking_uri=args.tracking_uri, training_pool=args.training_pool)
+                             tracking_uri=args.tracking_uri, training_pool=args.training_pool, dry_run=args.dry_run)
     except ValueError as exc:
         errors = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)
@@ -217,7 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))
-    return {"succeeded": EXIT_OK, "rejected": EXIT_REJECTED}.get(record.status, EXIT_FAILED)
+    return {"succeeded": EXIT_OK, "planned": EXIT_OK, "rejected": EXIT_REJECTED}.get(record.status, EXIT_FAILED)
 
 
 def _prefect_mode(requested: str | None) -> str:
@@ -259,13 +262,15 @@ def _wait_for_prefect(info, reporter) -> None:
 def _summary(record, reporter, workdir: Path) -> None:
     say = reporter.say
     say("")
-    say(f"run {record.run_id}: {record.status.upper()}")
+    reporter.always(f"run {record.run_id}: {record.status.upper()}")
     if record.message:
-        say(f"  {record.message}")
+        reporter.always(f"  {record.message}")
     if record.metrics:
         shown = ", ".join(f"{k}={v:.4f}" for k, v in record.metrics.items())
         say(f"  {record.task_type} / target {record.target!r} / {record.best_model}: {shown}")
-    for c in record.constraints:
+    if record.status == "planned":
+        _planned_summary(record, reporter)
+    for c in record.constraints if record.status != "planned" else []:
         say(f"  {'ok ' if c.satisfied else 'NOT'} {c.name} {c.op} {c.target:g} (measured {c.measured})")
     if record.registered_model:
         rm = record.registered_model
@@ -275,7 +280,20 @@ def _summary(record, reporter, workdir: Path) -> None:
         say(f"  trained on work pool {record.training_pool!r} (details in runs/{record.run_id}/training/)")
     if record.prefect_ui_url:
         say(f"  Prefect UI: {record.prefect_ui_url}")
-    say(f"  success score {record.success_score}; {record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
+    score = "" if record.status == "planned" else f"success score {record.success_score}; "
+    say(f"  {score}{record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
+
+
+def _planned_summary(record, reporter) -> None:
+    """What a dry run understood, for the user to check before spending a budget (printed even with --quiet)."""
+    say = reporter.always
+    say(f"  task:        {record.task_type}")
+    say(f"  target:      {record.target!r}" + (f" ({record.target_reason})" if record.target_reason else ""))
+    say(f"  metric:      {record.metric}")
+    say("  constraints: " + ("; ".join(f"{c.name} {c.op} {c.target:g}" for c in record.constraints) or "none"))
+    for p in record.plans:
+        say(f"  plan {p.plan_id}:      {p.title} [{', '.join(p.model_families)}]")
+    say("  to train: the same command without --dry-run")
 
 
 def cmd_runs(args: argparse.Namespace) -> int:

@@ -24,6 +24,12 @@ class Reporter:
         if self.logger is not None and text.strip():
             self.logger.info(text.strip())
 
+    def always(self, text: str) -> None:
+        """A line even --quiet prints: the outcome of a run and what to do about it."""
+        print(text, file=self.stream, flush=True)
+        if self.logger is not None and text.strip():
+            self.logger.info(text.strip())
+
     @contextmanager
     def stage(self, key: str, label: str) -> Iterator[None]:
         self.say(f"> {label} ...")

@@ -30,6 +30,7 @@ class RunOptions(BaseModel):
                                                                "else the workspace's sqlite file")
     training_pool: str | None = Field(default=None, description="Prefect work pool that trains the generated "
                                                                 "script as its own flow run; None: a local subprocess")
+    dry_run: bool = Field(default=False, description="stop after INIT and PLAN: no training, registering or serving")
 
     @field_validator("instruction")
     @classmethod

@@ -24,8 +24,15 @@ class ConstraintRecord(BaseModel):
     name: str
     op: str
     target: float
-    measured: float | None
-    satisfied: bool
+    measured: float | None = None
+    satisfied: bool | None = Field(default=None, description="None until a model is measured (a dry run)")
+
+
+class PlanRecord(BaseModel):
+    plan_id: int
+    title: str
+    rationale: str
+    model_families: list[str]
 
 
 class LLMUsage(BaseModel):
@@ -48,7 +55,8 @@ class LLMUsage(BaseModel):
 
 class RunRecord(BaseModel):
     run_id: str
-    status: Literal["running", "succeeded", "failed", "rejected"] = "running"
+    status: Literal["running", "planned", "succeeded", "failed", "rejected"] = Field(
+        default="running", description="planned: a dry run, which stops after PLAN")
     message: str = ""
     instruction: str
     data_path: str
@@ -57,10 +65,12 @@ class RunRecord(BaseModel):
     created_at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     task_type: str | None = None
     target: str | None = None
+    target_reason: str | None = Field(default=None, description="why this column: the instruction's words, or --target")
     metric: str | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
     constraints: list[ConstraintRecord] = Field(default_factory=list)
     success_score: float = 0.0
+    plans: list[PlanRecord] = Field(default_factory=list, description="the plans of the first PLAN round")
     chosen_plan: str | None = None
     best_model: str | None = None
     revisions: int = 0

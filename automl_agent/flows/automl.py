@@ -28,7 +28,7 @@ from ..settings import RunOptions, configure_environment
 from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
-from ..workspace import ConstraintRecord, LLMUsage, RunRecord, Workspace, new_run_id
+from ..workspace import ConstraintRecord, LLMUsage, PlanRecord, RunRecord, Workspace, new_run_id
 
 
 class Attempt:
@@ -222,6 +222,7 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
         if spec.dataset.target and spec.problem.downstream_task in CLASSIFICATION_TASKS:
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
+        record.target_reason = spec.dataset.target_reason if spec.dataset.target else None
         record.corrections = corrections
         say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")
         if spec.dataset.target and spec.dataset.target_reason:
@@ -245,6 +246,13 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
             plans = stage_call(planning.make_plans, run, spec, knowledge, opts.n_plans, feedback, revision)
             for p in plans:
                 say(f"plan {p.plan_id}: {p.title} [{', '.join(p.model_families)}]")
+        if revision == 0:
+            record.plans = [PlanRecord(**p.model_dump(include=set(PlanRecord.model_fields))) for p in plans]
+            record.constraints = [ConstraintRecord(name=c.name, op=c.op, target=c.target)
+                                  for c in spec.problem.constraints]
+        if opts.dry_run:
+            record.status, record.message = "planned", "dry run: stopped after PLAN, nothing trained"
+            return {}
         with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
             futures = execution.execute_plan.map(unmapped(run), plans, spec=unmapped(spec), profile=unmapped(profile),
                                                  top_k=unmapped(opts.top_k), revision=unmapped(revision))
@@ -356,7 +364,7 @@ def _finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any
         ctx.tracker.metrics(ctx.mlflow_run_id, {"success_score": record.success_score})
         record.report_path = delivery.report(ctx.ref, record.model_dump_json(), results)
         ctx.tracker.json(ctx.mlflow_run_id, record.model_dump(mode="json"), "run.json")
-        ctx.tracker.finish(ctx.mlflow_run_id, ok=record.status == "succeeded")
+        ctx.tracker.finish(ctx.mlflow_run_id, ok=record.status in {"succeeded", "planned"})
     finally:
         ctx.workspace.save(record)
         context.detach(ctx.run_id)

@@ -218,6 +218,31 @@ def _run_in_workspace(churn_run, instruction: str, data: Path, budget: int) -> t
     return workdir, proc, env
 
 
+def test_a_dry_run_shows_what_was_understood_and_trains_nothing(churn_run, tmp_path):
+    """--dry-run with --workdir after the command, a target named by meaning and a constraint in plain words."""
+    workdir, _, env = churn_run
+    data = tmp_path / "loans.csv"
+    from automl_agent.benchmark.awkward_tables import write_tables
+
+    write_tables(tmp_path)
+    started = time.perf_counter()
+    proc = subprocess.run([*CLI, "run", "Will the applicant end up defaulting? Each check has to come back within 20 ms.",
+                           "--data", str(data), "--dry-run", "--json", "--quiet", "--workdir", str(workdir)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    seconds = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    record = json.loads(proc.stdout)
+    assert record["status"] == "planned" and record["target"] == "Defaulted"
+    assert record["task_type"] == "tabular_classification" and record["metric"] == "accuracy"
+    assert record["constraints"] == [{"name": "latency_ms", "op": "<=", "target": 20.0, "measured": None,
+                                      "satisfied": None}]
+    assert len(record["plans"]) == 3 and all(p["model_families"] for p in record["plans"])
+    assert record["registered_model"] is None and record["bento_tag"] is None and record["script_path"] is None
+    assert not list((workdir / "runs" / record["run_id"]).glob("attempt*"))
+    assert "PLANNED" in proc.stderr and "target:      'Defaulted'" in proc.stderr  # shown even with --quiet
+    assert seconds < 60, seconds
+
+
 @pytest.fixture(scope="module")
 def forecast_run(tmp_path_factory, churn_run):
     """A forecasting run on the first 3,000 hours of ETTh1."""

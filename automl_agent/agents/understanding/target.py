@@ -44,6 +44,8 @@ NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let th
 CLAUSE_BREAK = (r",\s*(?:so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|"
                 r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|make|keep|show|"
                 r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
+AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|might|may|should|gets?|goes|ends? up|"
+               r"is going to|are going to")
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
 TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one"}
@@ -195,6 +197,8 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for a, b in _spans(text, FEATURE_MARKERS, 12, stops=rf"[.;?!]|{CLAUSE_BREAK}"):
         if re.match(r"\s+(?:a|an|the|our|your)\s+(?:model|algorithm|machine|system|ai|computer|tool)\b", text[a:]):
             continue  # 'a second opinion from a model' names no inputs
+        if re.search(r"\b(?:is|are|was|were|comes?|came|originat\w*)\s+from$", text[:a]):
+            continue  # 'whether the customer is from France' asks where from
         # a feature clause ends where the target clause begins ("from bill length, predict the species") and, when
         # it opens the sentence, at its comma ("given the neighborhood, what's the price?")
         clause = text[a:b]
@@ -225,6 +229,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
             cut = words[min(2, len(words) - 1) - 1].end()
             subject.append((m.start(1), m.start(1) + cut))
             target.append((m.start(1) + cut, m.end(1)))
+    # the same asked indirectly: 'know if a senior citizen customer is going to churn', 'whether the loan will be
+    # repaid'; there the subject ends at its verb
+    for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
+        subject.append((m.start(1), m.end(1)))
+        target.append((m.start(2), m.end(2)))
     return {"target": target, "features": features, "negated": negated, "subject": subject}
 
 
@@ -329,7 +338,9 @@ def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
     return sorted(evidence, key=lambda e: (-e.weighted, e.role != "target", e.start))
 
 
-def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]]) -> str:
+def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str = "") -> str:
+    if re.search(r"(?<![\w.])\d[\d.,]*\s*-?\s*$", text[max(0, e.start - 14):e.start]):
+        return "feature"  # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for
     for role in ("feature", "subject", "target"):
         key = "features" if role == "feature" else role
         if _within(e.start, roles[key]):
@@ -400,7 +411,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             excluded.append(column.name)
             continue
         for e in kept:
-            e.role = _role(e, roles)
+            e.role = _role(e, roles, text)
         if kept:
             found.append(_ranked(kept)[0])
     scores = {e.column: round(e.weighted, 3) for e in _ranked(found)}
