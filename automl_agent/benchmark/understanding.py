@@ -1,8 +1,8 @@
 """The instruction corpus (instructions.yaml) through INIT: request check and requirement parsing with the cross-check,
 no training. Scores each case against what its writer meant.
 
-    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout]
-        [--out benchmarks/results]
+    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout|holdout2]
+        [--every K] [--out benchmarks/results]
 
 Three corpora, each written after the one before had been used to improve the understanding: `main`
 (instructions.yaml), `holdout` (instructions_holdout.yaml) and `holdout2` (instructions_holdout2.yaml).
@@ -158,16 +158,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm", default="offline")
     parser.add_argument("--corpus", choices=sorted(CORPORA), default="main")
+    parser.add_argument("--every", type=int, default=1, metavar="K",
+                        help="every K-th case only (a slow brain on a sample; the label says so)")
     parser.add_argument("--out", default="benchmarks/results")
     args = parser.parse_args(argv)
     corpus = CORPORA[args.corpus]
     started = time.perf_counter()
-    results = run_corpus(args.llm, corpus=corpus)
+    cases = load_cases(corpus)[::args.every]
+    results = run_corpus(args.llm, cases=cases, corpus=corpus)
     seconds = time.perf_counter() - started
     text = markdown(results, args.llm, seconds, corpus)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    label = args.llm.replace(":", "_").replace("/", "_") + ("" if args.corpus == "main" else f"_{args.corpus}")
+    label = args.llm.replace(":", "_").replace("/", "_") + ("" if args.corpus == "main" else f"_{args.corpus}") + (
+        "" if args.every == 1 else f"_every{args.every}")
     (out / f"understanding_{label}.md").write_text(text)
     (out / f"understanding_{label}.json").write_text(json.dumps(
         {"llm": args.llm, "corpus": corpus.name, "seconds": round(seconds, 1), "summary": summary_table(results),

@@ -1,0 +1,54 @@
+"""Rules of the target decision and the request check that the corpora exercise only in passing, each on a sentence
+of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from automl_agent.agents.understanding import decide_target, held_labels
+from automl_agent.agents.understanding.request import asks_for_something_else
+from automl_agent.benchmark.understanding import profile_of
+
+
+@pytest.mark.parametrize(("data", "instruction", "expected"), [
+    ("diamonds", "how much is a 1.2 carat ideal diamond worth?", "price"),  # a value given is an input
+    ("churn", "I need to know if a senior citizen customer is going to churn", "churn"),  # subject of the question
+    ("smokeban", "Predict whether a workplace has a smoking ban from the workers' answers.", "ban"),  # head noun
+    ("matches", "Will the home team win?", "outcome"),
+    ("retail", "Will the customer send this order back?", "Returned"),  # phrasal verb with words between
+    ("loans", "the probability that the borrower won't pay us back", "Defaulted"),
+    ("patients", "Use DiabetesDiagnosis as the label and everything else as features.", "DiabetesDiagnosis"),
+])
+def test_the_column_meant_is_chosen(data, instruction, expected):
+    assert decide_target(instruction, profile_of(data)).column == expected
+
+
+@pytest.mark.parametrize(("data", "instruction"), [
+    ("insurance", "Predict from age and sex."),  # only inputs named
+    ("penguins", "Predict the length."),  # two lengths
+    ("students", "Predict the exam result of each student."),  # three scores
+])
+def test_an_unclear_target_is_a_question(data, instruction):
+    decision = decide_target(instruction, profile_of(data))
+    assert decision.ask and decision.column is None and len(decision.candidates) >= 2
+
+
+def test_held_labels_for_clustering_are_taken_only_when_asked_for():
+    penguins = profile_of("penguins")
+    assert held_labels("Cluster the penguins and compare the groups with the species.", penguins) == "species"
+    assert held_labels("Cluster the penguins; don't use the species labels at all.", penguins) is None
+    assert held_labels("Segment the penguins by island.", penguins) is None
+
+
+@pytest.mark.parametrize(("instruction", "refused"), [
+    ("send the results to bob", True),
+    ("please email me the model", True),
+    ("give me the names and addresses of the diabetic patients", True),
+    ("plot the rentals per hour as a bar chart", True),
+    ("will the customer send this order back?", False),
+    ("predict which customers will send a complaint to support", False),
+    ("how late will the flight be?", False),
+    ("predict the weather tomorrow", False),
+])
+def test_errands_and_lookups_are_told_apart_from_predictions(instruction, refused):
+    assert asks_for_something_else(instruction) is refused
