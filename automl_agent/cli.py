@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import signal
 import subprocess
@@ -100,7 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="also print run.json to stdout")
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
-    sub.add_parser("runs", help="list the runs in the workspace, one line each")
+    runs = sub.add_parser("runs", help="list the runs in the workspace, one line each (filters: status, task, date)")
+    runs.add_argument("--status", choices=("running", "planned", "succeeded", "failed", "rejected"))
+    runs.add_argument("--task", help="part of the task type: tabular, forecasting, text, image, node, clustering ...")
+    runs.add_argument("--since", metavar="WHEN", help="runs created since a date (2026-11-01) or a span (3d, 12h)")
+    runs.add_argument("--json", action="store_true", help="the matching run.json records as a JSON list")
 
     bench = sub.add_parser("bench", help="run a benchmark suite and score it as the paper does (SR, NPS, CS)",
                            description="Every case of the suite through the full pipeline, constraint-free and/or "
@@ -142,8 +147,9 @@ def _parser() -> argparse.ArgumentParser:
     deploy.add_argument("--training-pools", default="cpu,gpu", help="pools that get a training deployment (default cpu,gpu)")
     deploy.add_argument("--gpu-slots", type=int, default=1, help="trainings the gpu pool runs at once (default 1)")
 
-    show = sub.add_parser("show", help="print a run's run.json")
+    show = sub.add_parser("show", help="a run in readable form: spec, plans, verdicts, metrics, constraints, links")
     show.add_argument("run_id")
+    show.add_argument("--json", action="store_true", help="the run.json record itself")
 
     serve = sub.add_parser("serve", help="serve a model over HTTP with BentoML (POST /predict): a run's, or a "
                                          "registered version (models:/NAME@ALIAS or models:/NAME/VERSION)")
@@ -297,15 +303,18 @@ def _planned_summary(record, reporter) -> None:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    from .run_views import parse_since, runs_table, select
     from .workspace import Workspace
 
-    records = Workspace(Path(args.workdir).resolve()).list()
-    if not records:
-        print(f"no runs in {Path(args.workdir).resolve()}")
+    workdir = Path(args.workdir).resolve()
+    records = select(Workspace(workdir).list(), status=args.status, task=args.task, since=parse_since(args.since))
+    if args.json:
+        print(json.dumps([r.model_dump(mode="json") for r in records], indent=2))
         return EXIT_OK
-    for r in records:
-        metric = f"{r.metric}={r.metrics[r.metric]:.4f}" if r.metric and r.metric in r.metrics else "-"
-        print(f"{r.run_id}  {r.status:<9}  {(r.task_type or '-'):<24} {metric:<18} {r.created_at}  {r.instruction[:60]}")
+    if not records:
+        print(f"no runs in {workdir}" + (" match" if args.status or args.task or args.since else ""))
+        return EXIT_OK
+    print(runs_table(records))
     return EXIT_OK
 
 
@@ -491,7 +500,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from .workspace import Workspace
 
-    print(Workspace(Path(args.workdir).resolve()).load(args.run_id).model_dump_json(indent=2))
+    from .run_views import describe_run
+
+    record = Workspace(Path(args.workdir).resolve()).load(args.run_id)
+    print(record.model_dump_json(indent=2) if args.json else describe_run(record))
     return EXIT_OK
 
 
