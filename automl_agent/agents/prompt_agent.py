@@ -7,7 +7,7 @@ from . import metrics
 from .brains.base import AgentStep, RecordingBrain
 from .brains.offline import OfflineRules, default_metric, infer_task, understood_target
 from .constraints import mentioned_metric, reconcile
-from .contracts import SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
+from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import TargetUnclear, UserFacingError
 from .understanding import NAMED, eligible_columns, held_labels
@@ -56,6 +56,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
     if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, dataset.target or rules.dataset.target):
         notes.append(f"task {task.value} does not fit the data; using {expected.value}")
         problem.downstream_task = task = expected
+    elif (rules.problem.downstream_task == TaskType.tabular_clustering and task != TaskType.tabular_clustering
+          and decision.how not in NAMED):
+        notes.append(f"task {task.value} needs a target and the instruction asks for groups; using clustering")
+        problem.downstream_task = task = TaskType.tabular_clustering
     if task == TaskType.tabular_clustering:
         column = profile.column(dataset.target) if dataset.target else None
         if column is not None and (decision.how not in NAMED or not _classifiable(column)):
@@ -78,6 +82,11 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         default = default_metric(task, profile, dataset.target)  # the default follows the target actually used
         if problem.metric != default and problem.metric == rules.problem.metric:
             problem.metric = default
+    if (named is None and problem.metric == "accuracy" and task in CLASSIFICATION_TASKS
+            and default_metric(task, profile, dataset.target) == "f1"):
+        notes.append("metric 'accuracy' replaced by 'f1': the rarer class is under 30 % of the rows, where accuracy "
+                     "rewards predicting the majority (the instruction names no metric)")
+        problem.metric = "f1"
     if named in allowed and problem.metric != named:
         notes.append(f"metric {problem.metric!r} replaced by {named!r}, the one the instruction names")
         problem.metric = named

@@ -51,3 +51,21 @@ def test_a_task_chosen_without_a_target_is_judged_on_the_target_that_will_be_use
     assert spec.problem.downstream_task == TaskType.tabular_classification
     assert any(n.startswith("target set to 'churn'") for n in notes)
     assert any(n.startswith("task text_classification does not fit the data") for n in notes)
+
+
+def test_accuracy_chosen_unasked_on_a_rare_class_becomes_f1_and_a_grouping_request_stays_clustering(churn_frame):
+    """What the tiny gguf model did on the second holdout corpus: accuracy for 'which customers will leave' (26 %
+    churn), and a classification with no target for 'find natural families ... I don't have labels'."""
+    profile = profile_table(churn_frame, "churn.csv")
+    accuracy = {"problem": {"downstream_task": "tabular_classification", "metric": "accuracy"},
+                "dataset": {"target": "churn"}}
+    no_target = {"problem": {"downstream_task": "tabular_classification", "metric": "accuracy"},
+                 "dataset": {"target": None}}
+    brain = RecordingBrain(ScriptedBrain({"prompt.parse_instruction": [accuracy, no_target, accuracy]}), Transcript())
+    spec, notes = prompt_agent.parse_instruction(brain, "Which of our customers are going to leave soon?", profile)
+    assert spec.problem.metric == "f1" and any("replaced by 'f1'" in n for n in notes)
+    spec, _ = prompt_agent.parse_instruction(
+        brain, "Are there natural families of customers in here? Cluster them, I don't have labels.", profile)
+    assert spec.problem.downstream_task == TaskType.tabular_clustering and spec.dataset.target is None
+    spec, _ = prompt_agent.parse_instruction(brain, "Which customers will leave? Report accuracy.", profile)
+    assert spec.problem.metric == "accuracy"  # named: kept
