@@ -34,13 +34,18 @@ INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.
 def _trigger(api: str, parameters: dict) -> tuple[float, dict]:
     deployment = httpx.get(f"{api}/deployments/name/automl-agent/run", timeout=30).json()
     started = time.perf_counter()
-    run = httpx.post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters},
-                     timeout=30).json()
-    while True:
-        run = httpx.get(f"{api}/flow_runs/{run['id']}", timeout=30).json()
-        if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
-            return time.perf_counter() - started, run
+    created = httpx.post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters},
+                         timeout=30)
+    created.raise_for_status()
+    run_id = created.json()["id"]
+    while time.perf_counter() - started < 1800:
+        reply = httpx.get(f"{api}/flow_runs/{run_id}", timeout=30)
+        if reply.status_code == 200:  # a busy sqlite-backed server answers 5xx now and then: ask again
+            run = reply.json()
+            if run["state_type"] in ("COMPLETED", "FAILED", "CRASHED", "CANCELLED"):
+                return time.perf_counter() - started, run
         time.sleep(0.5)
+    raise TimeoutError(f"flow run {run_id} did not finish in 30 minutes")
 
 
 def _latest_record(workspace: Path) -> dict:
