@@ -276,8 +276,9 @@ def _summary(record, reporter, workdir: Path) -> None:
         say(f"  {record.task_type} / target {record.target!r} / {record.best_model}: {shown}")
     if record.status == "planned":
         _planned_summary(record, reporter)
-    for c in record.constraints if record.status != "planned" else []:
-        say(f"  {'ok ' if c.satisfied else 'NOT'} {c.name} {c.op} {c.target:g} (measured {c.measured})")
+    else:
+        for c in record.constraints:
+            say(f"  {'ok ' if c.satisfied else 'NOT'} {c.name} {c.op} {c.target:g} (measured {c.measured})")
     if record.registered_model:
         rm = record.registered_model
         say(f"  model: models:/{rm.name}@{rm.alias} (version {rm.version}); bento {record.bento_tag}")

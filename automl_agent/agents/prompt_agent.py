@@ -10,7 +10,7 @@ from .constraints import mentioned_metric, reconcile
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import TargetUnclear, UserFacingError
-from .understanding import NAMED, eligible_columns, held_labels
+from .understanding import NAMED, classifiable, eligible_columns, held_labels
 
 STEP = "prompt.parse_instruction"
 
@@ -62,7 +62,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         problem.downstream_task = task = TaskType.tabular_clustering
     if task == TaskType.tabular_clustering:
         column = profile.column(dataset.target) if dataset.target else None
-        if column is not None and (decision.how not in NAMED or not _classifiable(column)):
+        if column is not None and (decision.how not in NAMED or not classifiable(column)):
             dataset.target = None  # held labels score the clusters only when the instruction names labels
         dataset.target = dataset.target or held_labels(instruction, profile)
     elif dataset.target is None:
@@ -118,16 +118,12 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
     return spec, notes
 
 
-def _classifiable(column) -> bool:
-    return column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
-
-
 def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:
     if (task == TaskType.node_classification) != (profile.graph is not None):
         return False  # a graph's rows are nodes, a table's rows are not
     if task == TaskType.node_classification:
         column = profile.column(target) if target else None
-        return column is not None and _classifiable(column)
+        return column is not None and classifiable(column)
     if task == TaskType.tabular_clustering:
         return True
     column = profile.column(target) if target else None
@@ -141,12 +137,12 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
         return target is None
     if task == TaskType.tabular_regression:
         return column.kind == "numeric" and column.n_unique > 2
-    classifiable = _classifiable(column)
+    as_classes = classifiable(column)
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
     if any(c.kind == "image" for c in profile.columns):
         return False  # a table of image paths is an image task
     if task == TaskType.tabular_classification:
-        return classifiable and not has_text
+        return as_classes and not has_text
     if task == TaskType.text_classification:
-        return classifiable and has_text
+        return as_classes and has_text
     return False

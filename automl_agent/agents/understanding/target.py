@@ -85,18 +85,26 @@ class _Evidence:
 
 
 @lru_cache(maxsize=1)
+def _concept_file() -> list[list[str]]:
+    return json.loads(CONCEPTS_PATH.read_text())["groups"]
+
+
+@lru_cache(maxsize=1)
 def concept_groups() -> list[frozenset[str]]:
     """Each group's single words as stems."""
-    groups = json.loads(CONCEPTS_PATH.read_text())["groups"]
-    return [frozenset(stem(w) for w in group if " " not in w) for group in groups]
+    return [frozenset(stem(w) for w in group if " " not in w) for group in _concept_file()]
 
 
 @lru_cache(maxsize=1)
 def concept_phrases() -> list[tuple[tuple[str, ...], ...]]:
     """Each group's multi-word phrases as stem sequences ('comes back' -> ('come', 'back')), aligned with
     concept_groups()."""
-    groups = json.loads(CONCEPTS_PATH.read_text())["groups"]
-    return [tuple(tuple(stem(p) for p in w.split()) for w in group if " " in w) for group in groups]
+    return [tuple(tuple(stem(p) for p in w.split()) for w in group if " " in w) for group in _concept_file()]
+
+
+def classifiable(column: ColumnProfile) -> bool:
+    """A column whose values can be classes: categories, flags, or a few distinct numbers."""
+    return column.kind in {"categorical", "boolean"} or (column.kind == "numeric" and column.n_unique <= 50)
 
 
 def eligible_columns(profile: DataProfile) -> list[ColumnProfile]:
@@ -130,21 +138,23 @@ def _phrase_at(phrase: tuple[str, ...], toks: list[Token], i: int) -> list[Token
     return found
 
 
-def _phrase_tokens(toks: list[Token]) -> set[int]:
-    """Where some concept phrase is said: its words do not count on their own ('pay' in 'pay us back')."""
+@lru_cache(maxsize=64)
+def _phrase_tokens(toks: tuple[Token, ...]) -> frozenset[int]:
+    """Where some concept phrase is said: its words do not count on their own ('pay' in 'pay us back'). The same for
+    every column and name word of one instruction, hence cached."""
     covered: set[int] = set()
     for phrases in concept_phrases():
         for phrase in phrases:
             for i in range(len(toks)):
                 said = _phrase_at(phrase, toks, i)
                 covered |= {t.start for t in said or []}
-    return covered
+    return frozenset(covered)
 
 
 def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
     """Words and phrases of the instruction that mean what a name's word means ('quit' for 'left')."""
     found = []
-    in_phrases = _phrase_tokens(toks)
+    in_phrases = _phrase_tokens(tuple(toks))
     for group, phrases in zip(concept_groups(), concept_phrases()):
         if word_stem not in group:
             continue
@@ -338,7 +348,7 @@ def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
     return sorted(evidence, key=lambda e: (-e.weighted, e.role != "target", e.start))
 
 
-def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str = "") -> str:
+def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> str:
     if re.search(r"(?<![\w.])\d[\d.,]*\s*-?\s*$", text[max(0, e.start - 14):e.start]):
         return "feature"  # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for
     for role in ("feature", "subject", "target"):
@@ -514,7 +524,7 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
     toks = tokens(text)
     negated = _roles(text)["negated"]
     for column in eligible_columns(profile):
-        if not (column.kind in {"categorical", "boolean"} or column.n_unique <= 50):
+        if not classifiable(column):
             continue
         for e in _mentions(column, text, toks):
             if e.score < 0.7 or _within(e.start, negated):
