@@ -63,9 +63,12 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the whole pipeline on an instruction and a data file",
                          description="Parse the instruction, plan, train with HPO in a sandbox, verify, register, build a bento and a demo.")
     run.add_argument("instruction", help="the task in one sentence, with any constraints (metric >= x, latency < y ms, ...)")
-    run.add_argument("--data", required=True,
+    run.add_argument("--data",
                      help="CSV or Parquet file with a header row; for a graph, a folder of Planetoid files (ind.NAME.x, "
-                          "...) or a folder with nodes.csv (id, features, label) and edges.csv (source, target)")
+                          "...) or a folder with nodes.csv (id, features, label) and edges.csv (source, target). Also a "
+                          "URL, openml://ID (or NAME), hf://OWNER/NAME or kaggle://OWNER/DATASET. Left out: the data "
+                          "agent finds the dataset the instruction names (iris, wine, penguins, ... offline; OpenML by "
+                          "name when reachable)")
     run.add_argument("--target", help="the column to predict (default: inferred from the instruction and the data)")
     run.add_argument("--budget", type=float, default=60.0, help="seconds for the training script's search and fit (default 60)")
     run.add_argument("--plans", type=int, default=3, help="number of plans executed in parallel (default 3)")
@@ -95,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
                           "and reused; it serves the Prefect UI), 'ephemeral' (a temporary in-process server per command, "
                           "slower), or a server URL such as http://127.0.0.1:4200/api. PREFECT_API_URL, when set, wins "
                           "over the default; so does AUTOML_AGENT_PREFECT.")
+    run.add_argument("--retrieval", default=None, metavar="SOURCES",
+                     help="knowledge sources for planning: 'auto' (default: the bundled knowledge base plus arXiv, the "
+                          "Hugging Face Hub and OpenML, and Kaggle and web search when their keys or URL are set), "
+                          "'none' (bundled only), or a list such as arxiv,kaggle,hf,web,openml. Also "
+                          "AUTOML_AGENT_RETRIEVAL")
+    run.add_argument("--retrieval-budget", type=float, default=20.0, metavar="SECONDS",
+                     help="time for all retrieval sources together (default 20); a source that has not answered by "
+                          "then is recorded as such and the run plans without it")
     run.add_argument("--dry-run", action="store_true",
                      help="stop after INIT and PLAN: show the task, target, metric, constraints and plans the agent "
                           "understood, write run.json (status 'planned'); nothing is trained, registered or served")
@@ -187,7 +198,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                              llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
                              code_attempts=args.code_attempts,
                              memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id,
-                             tracking_uri=args.tracking_uri, training_pool=args.training_pool, dry_run=args.dry_run)
+                             tracking_uri=args.tracking_uri, training_pool=args.training_pool, dry_run=args.dry_run,
+                             retrieval_budget_s=args.retrieval_budget,
+                             **({"retrieval": args.retrieval} if args.retrieval else {}))
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
     except ValueError as exc:
         errors = getattr(exc, "errors", lambda: [])()
         detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)

@@ -59,11 +59,21 @@ def runs_table(records: list[RunRecord]) -> str:
     return "\n".join(lines)
 
 
+def _data_line(r: RunRecord) -> str:
+    source = r.data_source
+    if source is None:
+        return r.data_path
+    if source.source == "url":
+        return f"{source.url} (snapshot {r.data_path})"
+    rows = f", {source.rows} rows" if source.rows else ""
+    return f"{source.name} from {source.source} ({source.url or '-'}; licence {source.licence}{rows}); snapshot {r.data_path}"
+
+
 def describe_run(r: RunRecord) -> str:
     """Everything a person asks about a run, in the order they ask it."""
     lines = [f"run {r.run_id}: {r.status.upper()}" + (f" ({r.message})" if r.message else ""),
              f"  instruction:  {r.instruction}",
-             f"  data:         {r.data_source or r.data_path}",
+             f"  data:         {_data_line(r)}",
              f"  created:      {r.created_at}"]
     if r.task_type:
         lines.append(f"  task:         {r.task_type}")
@@ -77,6 +87,12 @@ def describe_run(r: RunRecord) -> str:
             else:
                 mark = "met" if c.satisfied else "NOT met"
                 lines.append(f"    {c.name} {c.op} {c.target:g}: measured {c.measured} ({mark})")
+    if r.retrieval:
+        lines.append("  retrieval:")
+        for report in r.retrieval:
+            what = (f"failed: {report.error}" if report.error
+                    else f"{report.items} items" + (" (cached)" if report.cached else f" in {report.seconds:.1f} s"))
+            lines.append(f"    {report.source}: {what}")
     if r.plans:
         lines.append("  plans:")
         for p in r.plans:

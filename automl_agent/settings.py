@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field, field_validator
 
 class RunOptions(BaseModel):
     instruction: str
-    data_path: str
+    data_path: str | None = Field(default=None, description="file, URL, openml://, hf:// or kaggle://; None: the "
+                                                             "data agent finds the dataset the instruction names")
     workdir: str = ".automl"
     target: str | None = None
     budget_s: float = Field(default=60.0, gt=0, description="seconds for the training script's HPO and fit")
@@ -31,6 +32,10 @@ class RunOptions(BaseModel):
     training_pool: str | None = Field(default=None, description="Prefect work pool that trains the generated "
                                                                 "script as its own flow run; None: a local subprocess")
     dry_run: bool = Field(default=False, description="stop after INIT and PLAN: no training, registering or serving")
+    retrieval: str = Field(default_factory=lambda: os.environ.get("AUTOML_AGENT_RETRIEVAL") or "auto",
+                           description="auto (what is configured and reachable), none, or a list of "
+                                       "arxiv,kaggle,hf,web,openml")
+    retrieval_budget_s: float = Field(default=20.0, gt=0, le=600, description="seconds for all retrieval together")
 
     @field_validator("instruction")
     @classmethod
@@ -38,6 +43,14 @@ class RunOptions(BaseModel):
         if not value.strip():
             raise ValueError("the instruction is empty")
         return value.strip()
+
+    @field_validator("retrieval")
+    @classmethod
+    def _known_sources(cls, value: str) -> str:
+        from .retrieval import parse_selection
+
+        parse_selection(value)  # a UserFacingError names the unknown source
+        return value.strip().lower() or "auto"
 
     @property
     def workdir_path(self) -> Path:

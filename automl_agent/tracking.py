@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +98,13 @@ class Tracker:
         self.client.log_artifact(run_id, str(local), folder)
 
     def metrics(self, run_id: str, values: dict[str, float | None], prefix: str = "") -> None:
-        for key, value in values.items():
-            if isinstance(value, (int, float)) and value == value:
-                self.client.log_metric(run_id, prefix + key, float(value))
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        batch = [Metric(prefix + key, float(value), now, 0) for key, value in values.items()
+                 if isinstance(value, (int, float)) and value == value]
+        if batch:
+            self.client.log_batch(run_id, metrics=batch)
 
     def params(self, run_id: str, values: dict[str, Any]) -> None:
         for key, value in values.items():

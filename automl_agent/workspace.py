@@ -9,8 +9,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
+from .agents.contracts import SourceReport
 from .errors import UserFacingError
 
 
@@ -53,14 +54,33 @@ class LLMUsage(BaseModel):
     max_tokens_per_run: int | None = None
 
 
+class DataSource(BaseModel):
+    """A dataset fetched or found for the run: enough to cite it and to get it again."""
+    name: str
+    source: str = Field(description="url, sklearn, bundled, openml, hf, kaggle, ...")
+    url: str | None = Field(default=None, description="URL, or package:module for one shipped in a package")
+    licence: str = "unknown"
+    rows: int | None = None
+    reason: str = Field(default="", description="why this dataset: the instruction's words it matched")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_url(cls, value: Any) -> Any:  # run.json written before this model held a bare URL
+        if isinstance(value, str):
+            return {"name": value.rstrip("/").rsplit("/", 1)[-1], "source": "url", "url": value}
+        return value
+
+
 class RunRecord(BaseModel):
     run_id: str
     status: Literal["running", "planned", "succeeded", "failed", "rejected"] = Field(
         default="running", description="planned: a dry run, which stops after PLAN")
     message: str = ""
     instruction: str
-    data_path: str
-    data_source: str | None = Field(default=None, description="the URL the data was fetched from, if it was")
+    data_path: str = ""
+    data_source: DataSource | None = Field(default=None, description="where the data came from when it was not a "
+                                                                     "local file: a URL, or a dataset the agent found")
+    retrieval: list[SourceReport] = Field(default_factory=list, description="what each knowledge source did")
     training_pool: str | None = Field(default=None, description="the work pool that trained the model; None: locally")
     created_at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     task_type: str | None = None

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 for key, value in {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "GRADIO_ANALYTICS_ENABLED": "False",
-                   "BENTOML_DO_NOT_TRACK": "true", "HF_HUB_OFFLINE": "1", "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false"}.items():
+                   "BENTOML_DO_NOT_TRACK": "true", "HF_HUB_OFFLINE": "1",
+                   "AUTOML_AGENT_RETRIEVAL": "none", "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false"}.items():
     os.environ.setdefault(key, value)
 
 DATASETS = Path(__file__).resolve().parents[1] / "automl_agent" / "datasets"

@@ -180,11 +180,28 @@ class KnowledgeItem(Contract):
     source: str
     title: str
     summary: str
+    url: str | None = None
+    kind: str = Field(default="note", description="paper, notebook, dataset, model, web page, flow or note")
+    facts: dict[str, str] = Field(default_factory=dict, description="key facts: licence, downloads, score, size ...")
+
+
+class SourceReport(Contract):
+    """What one retrieval source did in one run: recorded in run.json and MLflow, shown by `show`."""
+    source: str
+    query: str = ""
+    items: int = 0
+    cached: bool = False
+    seconds: float = 0.0
+    error: str | None = Field(default=None, description="null when the source answered")
 
 
 class Knowledge(Contract):
     items: list[KnowledgeItem] = Field(default_factory=list)
     failures: list[str] = Field(default_factory=list)
+    sources: list[SourceReport] = Field(default_factory=list)
+    brief: str = Field(default="", description="the short, cited summary the planner reads (quoted data)")
+    family_priors: dict[str, float] = Field(
+        default_factory=dict, description="model key -> evidence weight from retrieval (e.g. OpenML's best flows)")
 
 
 class Plan(Contract):

@@ -48,7 +48,8 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
 def make_plans(brain: RecordingBrain, spec: RequirementSpec, knowledge: Knowledge, n_plans: int, feedback: str = "") -> list[Plan]:
     keys = kb.model_keys(spec.problem.downstream_task)
     answer = brain.answer(AgentStep("manager.make_plans", PlanSet, {
-        "spec": spec, "knowledge": knowledge, "feedback": feedback, "n_plans": n_plans, "model_keys": keys}))
+        "spec": spec, "knowledge": knowledge, "feedback": feedback, "n_plans": n_plans, "model_keys": keys},
+        views={"knowledge": knowledge.brief or "(nothing retrieved)"}))
     plans = []
     for i, plan in enumerate(answer.plans[:n_plans]):
         families = [m for m in plan.model_families if m in keys] or keys[:3]

@@ -18,17 +18,19 @@ from ..agents import operation_agent
 from ..agents.brains.pricing import reference_cost_usd
 from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec
 from ..console import Reporter
-from ..data.inputs import localize, read_input
+from ..data.finder import find_and_snapshot, resolve_reference
+from ..data.inputs import is_url, localize, read_input
 from ..data.profile import class_balance
 from ..errors import UserFacingError
 from ..scoring import success_score
 from .. import prompt_registry
 from ..home import user_home
 from ..settings import RunOptions, configure_environment
+from ..retrieval import DataShape, parse_selection
 from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
-from ..workspace import ConstraintRecord, LLMUsage, PlanRecord, RunRecord, Workspace, new_run_id
+from ..workspace import ConstraintRecord, DataSource, LLMUsage, PlanRecord, RunRecord, Workspace, new_run_id
 
 
 class Attempt:
@@ -97,8 +99,9 @@ def automl_flow(options: RunOptions) -> RunRecord:
 def run(
     instruction: str = Field(description="The task in one sentence, with any constraints, e.g. 'Predict churn; F1 at "
                                          "least 0.6, under 10 ms per prediction'."),
-    data: str = Field(description="Path (on the worker) or URL (http, https, s3, ...) of a CSV/Parquet table or a "
-                                  "graph folder."),
+    data: Optional[str] = Field(default=None, description="Path (on the worker) or URL (http, https, s3, ...) of a "
+                                                         "CSV/Parquet table or a graph folder; openml://ID, hf://OWNER/NAME "
+                                                         "or kaggle://OWNER/DATASET; empty: the dataset the instruction names."),
     target: Optional[str] = Field(default=None, description="The column to predict; empty: inferred."),
     budget: float = Field(default=60.0, gt=0, description="Seconds for the training script's search and final fit."),
     llm: str = Field(default="offline", description="Brain: offline, openai:MODEL or gguf:PATH."),
@@ -110,7 +113,7 @@ def run(
     """An automl-agent run started from the Prefect UI, the API or a schedule (deployment `automl-agent/run`)."""
     from prefect import get_run_logger
 
-    options = RunOptions(instruction=instruction, data_path=data, target=target or None, budget_s=budget, llm=llm,
+    options = RunOptions(instruction=instruction, data_path=data or None, target=target or None, budget_s=budget, llm=llm,
                          n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
                          workdir=os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace"),
                          run_id=new_run_id())
@@ -126,15 +129,13 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     warnings.filterwarnings("ignore", category=FutureWarning)
     started = time.perf_counter()
     ctx = open_run(options, reporter)
-    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=options.data_path,
+    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=options.data_path or "",
                        mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
                        llm=LLMUsage(backend=ctx.brain.name), training_pool=options.training_pool)
     record.prefect_flow_run_id, record.prefect_ui_url = _prefect_links()
     results: dict[str, Any] = {}
     try:
-        record.data_path = localize(options.data_path, ctx.run_dir)
-        if record.data_path != options.data_path:
-            record.data_source = options.data_path
+        record.data_path, record.data_source = _resolve_data(ctx, options)
         ctx = context.get(ctx.ref.model_copy(update={"options": ctx.options.model_copy(
             update={"data_path": record.data_path})}))
         record.llm.prompt_versions = prompt_registry.sync_prompts(ctx.options.workdir_path, ctx.tracker.tracking_uri)
@@ -161,6 +162,41 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
         context.close_brains()
         _finish(ctx, record, results)
     return record
+
+
+def _resolve_data(ctx: context.StageContext, options: RunOptions) -> tuple[str, DataSource | None]:
+    """A local path for the run's data, and where it came from when it was fetched or found."""
+    data = options.data_path
+    if not data:
+        with ctx.reporter.stage("find_data", "INIT: no --data given; looking for the dataset the instruction names"):
+            path, source = find_and_snapshot(options.instruction, ctx.run_dir,
+                                             allow_remote=parse_selection(options.retrieval) != [])
+    else:
+        found = resolve_reference(data, ctx.run_dir)
+        if found is None:
+            path = localize(data, ctx.run_dir)
+            return path, (DataSource.model_validate(data) if path != data and is_url(data) else None)
+        path, source = found
+    rows = f", {source.rows} rows" if source.rows else ""
+    ctx.reporter.always(f"data: {source.name} from {source.source} (licence {source.licence}{rows}); {source.reason}; "
+                        f"snapshot {path}")
+    _log_dataset(ctx, path, source)
+    return path, source
+
+
+def _log_dataset(ctx: context.StageContext, path: str, source: DataSource) -> None:
+    """The found dataset as the MLflow run's dataset input (name, digest, schema, source)."""
+    import mlflow.data
+    from mlflow.entities import DatasetInput, InputTag
+
+    try:
+        frame, _ = read_input(path)
+    except Exception:  # noqa: BLE001 - a graph folder or an odd file still runs; only the MLflow record is skipped
+        return
+    dataset = mlflow.data.from_pandas(frame, source=path, name=source.name)  # the citation goes in data_source.json
+    ctx.tracker.client.log_inputs(ctx.mlflow_run_id, datasets=[DatasetInput(
+        dataset._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "training")])])
+    ctx.tracker.json(ctx.mlflow_run_id, source.model_dump(), "data_source.json")
 
 
 def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LLMUsage:
@@ -190,6 +226,22 @@ def _prefect_links() -> tuple[str | None, str | None]:
     if not run_id or not api_url:
         return run_id, None
     return run_id, f"{api_url.rstrip('/').removesuffix('/api')}/runs/flow-run/{run_id}"
+
+
+def data_shape(profile, spec: RequirementSpec) -> DataShape:
+    if profile.graph is not None:
+        return DataShape(rows=profile.graph.n_nodes, columns=profile.graph.n_features, classes=profile.graph.n_classes)
+    classes = len(profile.class_balance) if profile.class_balance else None
+    return DataShape(rows=profile.n_rows, columns=max(0, profile.n_columns - (1 if spec.dataset.target else 0)),
+                     classes=classes)
+
+
+def describe_source(report) -> str:
+    """One line per retrieval source for the run's output: what it gave, from where, or why not."""
+    if report.error:
+        return f"retrieval {report.source}: {report.error}"
+    where = "from the cache" if report.cached else f"in {report.seconds:.1f} s"
+    return f"retrieval {report.source}: {report.items} items {where}"
 
 
 def _note_resumed(ctx: context.StageContext, record: RunRecord, stage_name: str) -> None:
@@ -234,8 +286,12 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
     ctx.workspace.save(record)
 
     with stage("retrieve", "PLAN: retrieving knowledge"):
-        knowledge = stage_call(retrieval.retrieve_knowledge, run, spec)
-        say(f"{len(knowledge.items)} items" + (f"; {len(knowledge.failures)} sources failed" if knowledge.failures else ""))
+        knowledge = stage_call(retrieval.retrieve_knowledge, run, spec, data_shape(profile, spec))
+        record.retrieval = knowledge.sources
+        for report in knowledge.sources:
+            say(describe_source(report))
+        if knowledge.family_priors:
+            say("retrieved priors: " + ", ".join(f"{k} {v:.2f}" for k, v in knowledge.family_priors.items()))
 
     best: Attempt | None = None
     feedback, previous_error = "", ""

@@ -81,7 +81,7 @@ def test_run_deployment_parameters_are_plain_values_with_descriptions():
     from automl_agent.flows.automl import run
 
     schema = parameter_schema(run.fn).model_dump_for_openapi()
-    assert schema["required"] == ["instruction", "data"]
+    assert schema["required"] == ["instruction"]  # no data: the data agent finds the dataset the instruction names
     for name, field in schema["properties"].items():
         assert field.get("description"), name
         assert field.get("type") in ("string", "number", "integer") or "anyOf" in field, (name, field)

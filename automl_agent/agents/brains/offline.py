@@ -65,7 +65,8 @@ class OfflineRules:
                 rationale += f" Revised after: {feedback[:300]}"
             plans.append(Plan(plan_id=i + 1, title=t["title"], rationale=rationale, data_steps=list(t["data_steps"]),
                               model_families=[m for m in t["models"] if m in model_keys]))
-        return PlanSet(plans=plans)
+        priors = getattr(knowledge, "family_priors", None) or {}
+        return PlanSet(plans=_with_priors(plans, priors) if priors else plans)
 
     @staticmethod
     def verify_execution(spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:
@@ -219,6 +220,20 @@ class OfflineRules:
             ))
         return ModelProposal(candidates=candidates[:top_k],
                              summary=f"{len(candidates[:top_k])} candidates for '{plan.title}'")
+
+
+def _with_priors(plans: list[Plan], priors: dict[str, float]) -> list[Plan]:
+    """Retrieved evidence (OpenML's best flows on similar data) re-ranks the families inside each plan and the
+    plans themselves, best-supported lead family first; families without evidence keep their order."""
+    ranked = []
+    for plan in plans:
+        families = sorted(plan.model_families, key=lambda m: -priors.get(m, 0.0))
+        note = ""
+        if families and priors.get(families[0], 0.0) > 0:
+            note = f" Retrieval: {families[0]} has the best record on similar OpenML datasets ({priors[families[0]]:.2f})."
+        ranked.append(plan.model_copy(update={"model_families": families, "rationale": plan.rationale + note}))
+    order = sorted(range(len(ranked)), key=lambda i: (-priors.get((ranked[i].model_families or [""])[0], 0.0), i))
+    return [ranked[i].model_copy(update={"plan_id": n}) for n, i in enumerate(order, start=1)]
 
 
 def _graph_analysis(profile: DataProfile, target: str | None, plan: Plan, imbalance: float | None) -> DataAnalysis:

@@ -209,6 +209,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
             continue  # 'a second opinion from a model' names no inputs
         if re.search(r"\b(?:is|are|was|were|comes?|came|originat\w*)\s+from$", text[:a]):
             continue  # 'whether the customer is from France' asks where from
+        if re.search(r"\b(?:classif\w*|categori[sz]\w*|label\w*|sort\w*|tag\w*)\b[^.;,]*\bby\s*$", text[:a]):
+            target.append((a, b))  # 'classify iris flowers by species': the classes, not an input
+            continue
         # a feature clause ends where the target clause begins ("from bill length, predict the species") and, when
         # it opens the sentence, at its comma ("given the neighborhood, what's the price?")
         clause = text[a:b]

@@ -1,0 +1,144 @@
+"""The data agent's search for data when a run has none: a dataset named in the instruction, found among those
+bundled with automl-agent or shipped inside installed packages (offline), else on OpenML by name; or an explicit
+`openml://`, `hf://` or `kaggle://` reference. The choice is snapshotted into the run folder and cited."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from ..errors import UserFacingError
+from ..workspace import DataSource
+
+CATALOG = Path(__file__).with_name("catalog.json")
+BUNDLED = Path(__file__).resolve().parents[1] / "datasets"
+REMOTE_SCHEMES = ("openml://", "hf://", "kaggle://")
+
+
+class CatalogEntry(BaseModel):
+    name: str
+    names: list[str]
+    excludes: list[str] = Field(default_factory=list)
+    source: str
+    target: str
+    licence: str
+    url: str
+    about: str
+    loader: str | None = None
+    file: str | None = None
+    folder: str | None = None
+
+
+@lru_cache(maxsize=1)
+def catalog() -> list[CatalogEntry]:
+    return [CatalogEntry(**e) for e in json.loads(CATALOG.read_text())["datasets"]]
+
+
+def _padded(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9']+", text.lower().replace("-", " "))) + " "
+
+
+def _phrase(entry: CatalogEntry, text: str) -> str | None:
+    """The longest of the entry's names in the text (whole words), unless an excluding word is there too."""
+    if any(_padded(x) in text for x in entry.excludes):
+        return None
+    found = [n for n in entry.names if _padded(n) in text]
+    return max(found, key=len) if found else None
+
+
+def find_offline(instruction: str) -> list[tuple[CatalogEntry, str]]:
+    text = _padded(instruction)
+    return [(entry, phrase) for entry in catalog() if (phrase := _phrase(entry, text))]
+
+
+def known_names() -> str:
+    return ", ".join(e.name for e in catalog())
+
+
+def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    if entry.folder:
+        target = folder / entry.folder
+        if not target.exists():
+            shutil.copytree(BUNDLED / entry.folder, target)
+        return target, None
+    if entry.file:
+        target = folder / entry.file
+        shutil.copyfile(BUNDLED / entry.file, target)
+        with open(target, "rb") as f:
+            return target, max(0, sum(1 for _ in f) - 1)
+    import sklearn.datasets
+
+    bunch = getattr(sklearn.datasets, entry.loader)(as_frame=True)
+    frame = bunch.frame.rename(columns={"target": entry.target})
+    names = getattr(bunch, "target_names", None)
+    if names is not None and len(names) and frame[entry.target].dtype.kind in "iu":
+        frame[entry.target] = [str(names[i]) for i in frame[entry.target]]
+    target = folder / f"{entry.name}.csv"
+    frame.to_csv(target, index=False)
+    return target, len(frame)
+
+
+def find_and_snapshot(instruction: str, run_dir: Path, allow_remote: bool = True) -> tuple[str, DataSource]:
+    """The run's data when `--data` was not given, with where it came from and why it was chosen."""
+    matches = find_offline(instruction)
+    names = {entry.name for entry, _ in matches}
+    if len(names) > 1:
+        shown = " and ".join(sorted(names))
+        raise UserFacingError(f"No --data given, and the instruction names more than one dataset ({shown}).",
+                              "Say which one, or pass --data (e.g. --data openml://61).")
+    if matches:
+        entry, phrase = matches[0]
+        path, rows = _materialise(entry, run_dir / "inputs")
+        return str(path), DataSource(name=entry.name, source=entry.source, url=entry.url, licence=entry.licence,
+                                     rows=rows, reason=f"the instruction says '{phrase}': {entry.about}")
+    if allow_remote:
+        from .remote import openml_by_name
+
+        for name in candidate_names(instruction):
+            found = openml_by_name(name, run_dir / "inputs")
+            if found is not None:
+                return found
+    raise UserFacingError(
+        "No --data given, and the instruction names no dataset I can find.",
+        f"Pass --data with a file, a URL, openml://ID, hf://OWNER/NAME or kaggle://OWNER/DATASET; or name a dataset "
+        f"available offline: {known_names()}.")
+
+
+STOP = {"the", "a", "an", "this", "that", "my", "our", "your", "their", "training", "whole", "public", "same", "new"}
+
+
+def candidate_names(instruction: str) -> list[str]:
+    """Names a person gives a public dataset: 'the titanic dataset', 'on adult data', "'credit-g'"."""
+    found = re.findall(r"[\"'`“‘]([\w.-]{2,40})[\"'`”’]", instruction)
+    found += re.findall(r"\b([\w.-]{2,40})\s+(?:dataset|data set|data|benchmark)\b", instruction, flags=re.I)
+    out = []
+    for name in found:
+        if name.lower() not in STOP and name.lower() not in out:
+            out.append(name.lower())
+    return out[:3]
+
+
+def resolve_reference(reference: str, run_dir: Path) -> tuple[str, DataSource] | None:
+    """`openml://ID|NAME`, `hf://OWNER/NAME` or `kaggle://OWNER/DATASET`, fetched into the run folder; None for
+    anything else (a path or an ordinary URL)."""
+    if not reference.startswith(REMOTE_SCHEMES):
+        return None
+    from . import remote
+
+    scheme, _, rest = reference.partition("://")
+    rest = rest.strip("/")
+    if not rest:
+        raise UserFacingError(f"{reference!r} names no dataset.",
+                              "Write openml://61 (an id) or openml://iris, hf://OWNER/NAME, kaggle://OWNER/DATASET.")
+    folder = run_dir / "inputs"
+    if scheme == "openml":
+        return remote.openml_dataset(rest, folder)
+    if scheme == "hf":
+        return remote.hf_dataset(rest, folder)
+    return remote.kaggle_dataset(rest, folder)

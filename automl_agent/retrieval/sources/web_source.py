@@ -1,0 +1,70 @@
+"""Web search through a provider with an HTTP API: a self-hosted SearXNG (JSON output) first, else Tavily or Brave
+with their key in an environment variable."""
+
+from __future__ import annotations
+
+import os
+
+from ...agents.contracts import KnowledgeItem
+from ..http import request_json
+from ..query import RetrievalQuery
+from .base import Source, clean, env_endpoint
+
+TAVILY_URL = "https://api.tavily.com/search"
+BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
+
+
+def _provider() -> tuple[str, str] | None:
+    searxng = os.environ.get("AUTOML_AGENT_SEARXNG_URL", "").strip()
+    if searxng:
+        return "searxng", searxng.rstrip("/")
+    if os.environ.get("TAVILY_API_KEY", "").strip():
+        return "tavily", env_endpoint(TAVILY_URL, "AUTOML_AGENT_TAVILY_URL")
+    if os.environ.get("BRAVE_API_KEY", "").strip():
+        return "brave", env_endpoint(BRAVE_URL, "AUTOML_AGENT_BRAVE_URL")
+    return None
+
+
+class WebSource(Source):
+    name = "web"
+    kind = "web page"
+
+    @property
+    def endpoint(self) -> str:
+        provider = _provider()
+        return provider[1] if provider else ""
+
+    def unusable(self) -> str | None:
+        if _provider() is None:
+            return "no search provider (set AUTOML_AGENT_SEARXNG_URL, TAVILY_API_KEY or BRAVE_API_KEY)"
+        return None
+
+    def configured_by_user(self) -> bool:
+        return _provider() is not None
+
+    def search(self, query: RetrievalQuery, timeout_s: float, deadline: float, limit: int) -> list[KnowledgeItem]:
+        provider, url = _provider() or ("", "")
+        text = f"best model for {query.text}" + (f" {query.metric}" if query.metric else "")
+        common = {"timeout_s": timeout_s, "deadline": deadline}
+        if provider == "searxng":
+            answer = request_json("GET", f"{url}/search", params={"q": text, "format": "json"}, **common)
+            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in _list(answer, "results")]
+        elif provider == "tavily":
+            answer = request_json("POST", url, json_body={"query": text, "max_results": limit},
+                                  headers={"Authorization": f"Bearer {os.environ['TAVILY_API_KEY'].strip()}"}, **common)
+            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in _list(answer, "results")]
+        else:
+            answer = request_json("GET", url, params={"q": text, "count": limit},
+                                  headers={"X-Subscription-Token": os.environ["BRAVE_API_KEY"].strip()}, **common)
+            web = answer.get("web", {}) if isinstance(answer, dict) else None
+            rows = [(r.get("title"), r.get("description"), r.get("url")) for r in _list(web, "results")]
+        return [KnowledgeItem(source=self.name, kind=self.kind, title=clean(title, 200), summary=clean(content),
+                              url=link, facts={"provider": provider})
+                for title, content, link in rows[:limit] if title and link]
+
+
+def _list(answer, key: str) -> list[dict]:
+    rows = answer.get(key) if isinstance(answer, dict) else None
+    if not isinstance(rows, list):
+        raise ValueError(f"no '{key}' list")
+    return [r for r in rows if isinstance(r, dict)]
