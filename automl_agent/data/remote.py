@@ -17,7 +17,7 @@ from ..retrieval.http import SourceError, request_json
 from ..retrieval.sources.base import clean
 from ..retrieval.sources.hf_source import hf_endpoint
 from ..retrieval.sources.kaggle_source import auth_headers, kaggle_credentials, kaggle_endpoint
-from ..retrieval.sources.openml_source import WEB_URL, openml_endpoint
+from ..retrieval.sources.openml_source import NO_RESULTS, WEB_URL, openml_endpoint
 from ..workspace import DataSource
 
 TIMEOUT_S = 30.0
@@ -66,7 +66,9 @@ def openml_by_name(name: str, folder: Path) -> tuple[str, DataSource] | None:
     OpenML cannot be reached."""
     try:
         answer = request_json("GET", f"{openml_endpoint()}/json/data/list/data_name/{name}/limit/5/status/active",
-                              timeout_s=10.0, deadline=time.monotonic() + 15.0)
+                              timeout_s=10.0, deadline=time.monotonic() + 15.0, empty_on=NO_RESULTS)
+        if answer is None:
+            return None
         rows = answer["data"]["dataset"]
     except (SourceError, KeyError, TypeError):
         return None

@@ -67,14 +67,17 @@ def describe_http_error(exc: Exception, url: str, timeout_s: float) -> str:
 
 def request_json(method: str, url: str, *, timeout_s: float, deadline: float, retries: int = 2,
                  params: dict[str, Any] | None = None, json_body: Any = None, headers: dict[str, str] | None = None,
-                 auth: Any = None) -> Any:
-    """The decoded JSON answer of one API call, or a SourceError that says what went wrong."""
+                 auth: Any = None, empty_on: tuple[int, ...] = ()) -> Any:
+    """The decoded JSON answer of one API call (None for a status in `empty_on`: an API that says 'no results'
+    with an error code), or a SourceError that says what went wrong."""
 
     def call() -> Any:
         remaining = max(0.5, min(timeout_s, deadline - time.monotonic()))
         response = httpx.request(method, url, params=params, json=json_body, auth=auth, timeout=remaining,
                                  headers={"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})},
                                  follow_redirects=True)
+        if response.status_code in empty_on:
+            return None
         response.raise_for_status()
         try:
             return response.json()

@@ -14,6 +14,7 @@ from .base import Source, clean, env_endpoint
 
 DEFAULT_URL = "https://www.openml.org/api/v1"
 WEB_URL = "https://www.openml.org"
+NO_RESULTS = (412,)  # OpenML answers an empty list with HTTP 412 and error code 372
 
 # our metric -> OpenML evaluation measure, and whether larger is better there
 MEASURES = {"f1": ("f_measure", True), "accuracy": ("predictive_accuracy", True), "roc_auc": ("area_under_roc_curve", True),
@@ -77,8 +78,8 @@ class OpenMLSource(Source):
             filters += f"/number_features/{max(1, shape.columns // 2)}..{shape.columns * 2}"
         if query.task == TaskType.tabular_classification and shape.classes:
             filters += f"/number_classes/{shape.classes}"
-        answer = request_json("GET", f"{self.endpoint}/json/data/list/limit/{limit}{filters}", **common)
-        datasets = _rows(answer, "data", "dataset")[:limit]
+        answer = request_json("GET", f"{self.endpoint}/json/data/list/limit/{limit}{filters}", empty_on=NO_RESULTS, **common)
+        datasets = _rows(answer, "data", "dataset")[:limit] if answer is not None else []
         items = [KnowledgeItem(source=self.name, kind="dataset", title=f"{d.get('name')} (OpenML {d.get('did')})",
                                summary=clean(f"{_quality(d, 'NumberOfInstances') or '?'} rows, "
                                              f"{_quality(d, 'NumberOfFeatures') or '?'} features, "
@@ -96,14 +97,16 @@ class OpenMLSource(Source):
         task_ids = []
         for d in datasets[:3]:
             answer = request_json("GET", f"{self.endpoint}/json/task/list/type/{task_type}/data_id/{d.get('did')}/limit/2",
-                                  **common)
-            task_ids += [str(t.get("task_id")) for t in _rows(answer, "tasks", "task")]
+                                  empty_on=NO_RESULTS, **common)
+            task_ids += [str(t.get("task_id")) for t in _rows(answer, "tasks", "task")] if answer is not None else []
         if not task_ids:
             return []
         function, larger_better = measure
         order = "desc" if larger_better else "asc"
         answer = request_json("GET", f"{self.endpoint}/json/evaluation/list/function/{function}/task/"
-                                     f"{','.join(task_ids)}/sort_order/{order}/limit/100", **common)
+                                     f"{','.join(task_ids)}/sort_order/{order}/limit/100", empty_on=NO_RESULTS, **common)
+        if answer is None:
+            return []
         best: dict[tuple[str, str], dict] = {}
         for e in _rows(answer, "evaluations", "evaluation"):
             family = family_of(str(e.get("flow_name", "")))
