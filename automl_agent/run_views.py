@@ -90,7 +90,7 @@ def describe_run(r: RunRecord) -> str:
     if r.retrieval:
         lines.append("  retrieval:")
         for report in r.retrieval:
-            what = (f"failed: {report.error}" if report.error
+            what = (report.error if report.error
                     else f"{report.items} items" + (" (cached)" if report.cached else f" in {report.seconds:.1f} s"))
             lines.append(f"    {report.source}: {what}")
     if r.plans:

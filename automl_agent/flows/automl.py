@@ -109,12 +109,16 @@ def run(
     training_pool: Optional[str] = Field(default=None, description="Work pool that trains the script (e.g. gpu); "
                                                                    "empty: in this flow run's process."),
     model_name: Optional[str] = Field(default=None, description="Registered model name; empty: <data>-<task>."),
+    retrieval: Optional[str] = Field(default=None, description="Knowledge sources for planning: auto, none, or a list "
+                                                              "of arxiv,kaggle,hf,web,openml; empty: the worker's "
+                                                              "AUTOML_AGENT_RETRIEVAL, else auto."),
 ) -> RunRecord:
     """An automl-agent run started from the Prefect UI, the API or a schedule (deployment `automl-agent/run`)."""
     from prefect import get_run_logger
 
     options = RunOptions(instruction=instruction, data_path=data or None, target=target or None, budget_s=budget, llm=llm,
                          n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
+                         **({"retrieval": retrieval} if retrieval else {}),
                          workdir=os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace"),
                          run_id=new_run_id())
     configure_environment(options.workdir_path)

@@ -59,7 +59,8 @@ class RetrievalCache:
         age = time.time() - entry.get("at", 0)
         if age > UNREACHABLE_TTL_S:
             return None
-        return f"{entry.get('error', 'unreachable')} {age / 60:.0f} min ago; not retried for {UNREACHABLE_TTL_S // 60} min"
+        return (f"skipped: {entry.get('error', 'unreachable')} {age / 60:.0f} min ago (tried again "
+                f"{UNREACHABLE_TTL_S // 60} min after; name it in --retrieval to try now)")
 
     def clear_unreachable(self, source: str, endpoint: str) -> None:
         self._unreachable_path(source, endpoint).unlink(missing_ok=True)

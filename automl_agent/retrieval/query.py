@@ -51,7 +51,8 @@ class RetrievalQuery(BaseModel):
     @property
     def text(self) -> str:
         """The search text: the task, then what it is about (the target and domain)."""
-        return " ".join(w for w in (self.task_words, self.subject, self.domain) if w).strip()
+        words = " ".join((self.task_words, self.subject, self.domain)).replace(",", " ").split()
+        return " ".join(dict.fromkeys(words))
 
     def key(self) -> str:
         return f"{self.text} | metric={self.metric} | {self.shape.rows}x{self.shape.columns}/{self.shape.classes}"

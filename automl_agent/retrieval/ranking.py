@@ -3,10 +3,13 @@ ranked for the run's question instead of being passed whole."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 import bm25s
 import numpy as np
+
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # its index-building chatter is not the user's news
 
 
 def _stem_words(text: str) -> str:

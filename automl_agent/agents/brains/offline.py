@@ -223,17 +223,19 @@ class OfflineRules:
 
 
 def _with_priors(plans: list[Plan], priors: dict[str, float]) -> list[Plan]:
-    """Retrieved evidence (OpenML's best flows on similar data) re-ranks the families inside each plan and the
-    plans themselves, best-supported lead family first; families without evidence keep their order."""
+    """Retrieved evidence (OpenML's best flows on similar data) orders the plans: the plan whose lead family has the
+    best record comes first. A plan's own families keep their order: its title says what it leads with."""
+    def lead(plan: Plan) -> float:
+        return priors.get((plan.model_families or [""])[0], 0.0)
+
+    order = sorted(range(len(plans)), key=lambda i: (-lead(plans[i]), i))
     ranked = []
-    for plan in plans:
-        families = sorted(plan.model_families, key=lambda m: -priors.get(m, 0.0))
-        note = ""
-        if families and priors.get(families[0], 0.0) > 0:
-            note = f" Retrieval: {families[0]} has the best record on similar OpenML datasets ({priors[families[0]]:.2f})."
-        ranked.append(plan.model_copy(update={"model_families": families, "rationale": plan.rationale + note}))
-    order = sorted(range(len(ranked)), key=lambda i: (-priors.get((ranked[i].model_families or [""])[0], 0.0), i))
-    return [ranked[i].model_copy(update={"plan_id": n}) for n, i in enumerate(order, start=1)]
+    for n, i in enumerate(order, start=1):
+        plan = plans[i]
+        note = (f" Retrieval: {plan.model_families[0]} has a strong record on similar OpenML datasets "
+                f"({lead(plan):.2f})." if lead(plan) > 0 else "")
+        ranked.append(plan.model_copy(update={"plan_id": n, "rationale": plan.rationale + note}))
+    return ranked
 
 
 def _graph_analysis(profile: DataProfile, target: str | None, plan: Plan, imbalance: float | None) -> DataAnalysis:
