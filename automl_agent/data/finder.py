@@ -84,9 +84,19 @@ def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
     return target, len(frame)
 
 
+OWN_DATA = re.compile(r"\b(?:my|our|these|those|attached|uploaded|this (?:data|dataset|table|file|spreadsheet|sheet|csv|"
+                      r"export|dump)|the (?:data|file|table|spreadsheet|csv) (?:i|we)\b)\b", re.I)
+
+
 def find_and_snapshot(instruction: str, run_dir: Path, allow_remote: bool = True) -> tuple[str, DataSource]:
     """The run's data when `--data` was not given, with where it came from and why it was chosen."""
     matches = find_offline(instruction)
+    own = OWN_DATA.search(instruction)
+    if own:  # 'predict churn for our customers': their data, which was not passed; a public lookalike is not it
+        closest = f" The closest public dataset here is {matches[0][0].name!r} ({matches[0][0].about}); to use it, " \
+                  f"name it without '{own.group(0)}'." if matches else ""
+        raise UserFacingError(f"The instruction speaks of your own data ('{own.group(0)}'), but no --data was given."
+                              + closest, "Pass your file with --data PATH (CSV, Parquet, a URL, openml://ID, ...).")
     names = {entry.name for entry, _ in matches}
     if len(names) > 1:
         shown = " and ".join(sorted(names))
@@ -133,6 +143,8 @@ def resolve_reference(reference: str, run_dir: Path) -> tuple[str, DataSource] |
 
     scheme, _, rest = reference.partition("://")
     rest = rest.strip("/")
+    if scheme == "hf" and rest.startswith("datasets/"):
+        return None  # a file inside a dataset repo (hf://datasets/OWNER/NAME/FILE): fsspec's HfFileSystem reads it
     if not rest:
         raise UserFacingError(f"{reference!r} names no dataset.",
                               "Write openml://61 (an id) or openml://iris, hf://OWNER/NAME, kaggle://OWNER/DATASET.")

@@ -125,6 +125,9 @@ def hf_dataset(repo: str, folder: Path) -> tuple[str, DataSource]:
 
     from ..retrieval.sources.hf_source import _install_timeout, _licence
 
+    if repo.count("/") != 1:
+        raise UserFacingError(f"hf://{repo} should be hf://OWNER/NAME (a dataset repository).",
+                              "For one file inside it write hf://datasets/OWNER/NAME/PATH/TO/FILE.csv.")
     _install_timeout(TIMEOUT_S)
     api = HfApi(endpoint=hf_endpoint())
     try:

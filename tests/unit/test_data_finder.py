@@ -24,7 +24,7 @@ FOUND = [
     ("Forecast electricity demand in Victoria", "elecdemand"),
     ("Sentiment of food reviews: great or not?", "food_reviews"),
     ("Classify the papers of the Cora citation graph by topic", "cora"),
-    ("Cluster these wines into 3 groups", "wine"),
+    ("Cluster the wines into 3 groups", "wine"),
     ("Does a smoking ban at work make people quit?", "smokeban"),
 ]
 NOT_FOUND = [
@@ -48,8 +48,24 @@ def test_a_dataset_that_is_not_here_is_not_guessed(instruction, tmp_path):
     assert find_offline(instruction) == []
     with pytest.raises(UserFacingError) as raised:
         find_and_snapshot(instruction, tmp_path, allow_remote=False)
-    assert "names no dataset" in raised.value.problem and "openml://" in raised.value.hint
-    assert "iris" in raised.value.hint  # what is available offline is listed
+    assert "--data" in raised.value.hint and not (tmp_path / "inputs").exists()
+    if "your own data" not in raised.value.problem:  # 'our support emails' is the user's data: asked for it instead
+        assert "names no dataset" in raised.value.problem and "openml://" in raised.value.hint
+        assert "iris" in raised.value.hint  # what is available offline is listed
+
+
+@pytest.mark.parametrize("instruction", [
+    "Predict churn for our telco customers",
+    "Cluster these wines into 3 groups",
+    "classify my iris photos... I mean measurements",
+    "Use the attached diamonds file to predict price",
+    "this spreadsheet has penguin measurements, group them",
+])
+def test_own_data_without_a_file_is_a_question_not_a_public_lookalike(instruction, tmp_path):
+    with pytest.raises(UserFacingError) as raised:
+        find_and_snapshot(instruction, tmp_path, allow_remote=False)
+    assert "your own data" in raised.value.problem and "--data PATH" in raised.value.hint
+    assert not (tmp_path / "inputs").exists()
 
 
 def test_two_datasets_named_is_a_question(tmp_path):
