@@ -72,6 +72,12 @@ def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
         shutil.copyfile(BUNDLED / entry.file, target)
         with open(target, "rb") as f:
             return target, max(0, sum(1 for _ in f) - 1)
+    if entry.source == "torch_geometric":
+        from ..benchmark.suite import graph_folder
+
+        graph = graph_folder(entry.name, folder)
+        with open(graph / "nodes.csv", "rb") as f:
+            return graph, max(0, sum(1 for _ in f) - 1)
     import sklearn.datasets
 
     bunch = getattr(sklearn.datasets, entry.loader)(as_frame=True)

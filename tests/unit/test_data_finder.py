@@ -88,6 +88,13 @@ def test_a_bundled_graph_is_copied_as_a_folder(tmp_path):
     assert source.source == "bundled"
 
 
+def test_a_graph_shipped_in_pytorch_geometric_is_written_as_nodes_and_edges(tmp_path):
+    pytest.importorskip("torch_geometric")
+    path, source = find_and_snapshot("find the two factions in Zachary's karate club", tmp_path)
+    assert (tmp_path / "inputs" / "karate" / "edges.csv").exists() and path.endswith("karate")
+    assert (source.source, source.rows) == ("torch_geometric", 34)
+
+
 def test_names_people_give_public_datasets():
     assert candidate_names("Train on the titanic dataset to predict survival") == ["titanic"]
     assert candidate_names("Use 'credit-g' and predict good or bad credit") == ["credit-g"]
