@@ -133,6 +133,7 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     warnings.filterwarnings("ignore", category=FutureWarning)
     started = time.perf_counter()
     ctx = open_run(options, reporter)
+    ctx.run_dir.mkdir(parents=True, exist_ok=True)  # the record and report of a run that fails at once need it too
     record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=options.data_path or "",
                        mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
                        llm=LLMUsage(backend=ctx.brain.name), training_pool=options.training_pool)

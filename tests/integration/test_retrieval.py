@@ -225,3 +225,16 @@ def test_a_run_without_data_finds_it_and_records_retrieval(server, monkeypatch, 
     assert set(sources) == {"bundled", "openml", "web"} and sources["openml"].items > 0 and sources["web"].error is None
     assert record.plans[0].model_families[0] == "random_forest"  # OpenML's best flow family leads
     assert "data: iris from sklearn" in err and "retrieval openml:" in err
+
+
+@pytest.mark.parametrize("args,problem", [
+    (["Predict house prices"], "names no dataset I can find"),
+    (["Predict churn for our customers"], "your own data"),
+    (["Classify iris flowers", "--data", "openml://"], "names no dataset"),
+    (["Classify iris flowers", "--data", "hf://a/b/c"], "should be hf://OWNER/NAME"),
+])
+def test_data_that_cannot_be_found_is_a_clear_rejection_with_its_record(args, problem, run_cli):
+    """These fail before anything else made the run folder: the record and report must still be written."""
+    code, record, err = run_cli("run", *args, "--retrieval", "none")
+    assert code == 2 and record is not None and record.status == "rejected", err
+    assert problem in record.message and "Traceback" not in err

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...agents.contracts import KnowledgeItem
-from ..http import request_json
+from ..http import SourceError, request_json
 from ..query import RetrievalQuery
 from .base import Source, clean, env_endpoint
 
@@ -99,11 +99,5 @@ class KaggleSource(Source):
 
 def _checked(answer: Any, key: str) -> dict:
     if not isinstance(answer, dict) or not isinstance(answer.get(key, []), list):
-        raise_malformed(key)
+        raise SourceError(f"malformed answer from Kaggle (no '{key}' list)")
     return answer
-
-
-def raise_malformed(key: str) -> None:
-    from ..http import SourceError
-
-    raise SourceError(f"malformed answer from Kaggle (no '{key}' list)")
