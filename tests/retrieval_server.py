@@ -49,9 +49,20 @@ def _route(api: str, path: str, base: str) -> tuple[str, bytes]:
                                  "customerID,tenure,MonthlyCharges,Churn\n0001,1,29.85,No\n0002,34,56.95,No\n0003,2,53.85,Yes\n")
             return "application/zip", buffer.getvalue()
     if api == "hf":
-        if path.startswith("/api/models"):
+        if path == "/api/datasets/scikit-learn/churn-prediction":
+            return "application/json", json.dumps({
+                "_id": "63f8a1b2c3d4e5f6a7b8c9d0", "id": "scikit-learn/churn-prediction", "author": "scikit-learn",
+                "sha": "0d3c6b7a2f1e4d5c6b7a8f9e0d1c2b3a4f5e6d7c", "private": False, "gated": False, "disabled": False,
+                "downloads": 873, "likes": 9, "tags": ["task_categories:tabular-classification", "license:cc0-1.0"],
+                "cardData": {"license": "cc0-1.0", "task_categories": ["tabular-classification"]},
+                "siblings": [{"rfilename": ".gitattributes"}, {"rfilename": "README.md"},
+                             {"rfilename": "data/test.csv"}, {"rfilename": "data/train.csv"}],
+                "createdAt": "2023-02-24T10:00:00.000Z", "lastModified": "2023-02-24T10:00:00.000Z"}).encode()
+        if path == "/datasets/scikit-learn/churn-prediction/resolve/main/data/train.csv":
+            return "text/csv", b"tenure,MonthlyCharges,Contract,Churn\n1,29.85,Month-to-month,No\n34,56.95,One year,No\n"
+        if path == "/api/models":
             return "application/json", fixture("hf_models.json")
-        if path.startswith("/api/datasets"):
+        if path == "/api/datasets":
             return "application/json", fixture("hf_datasets.json")
     if api == "searxng" and path.startswith("/search"):
         return "application/json", fixture("searxng.json")

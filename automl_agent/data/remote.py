@@ -120,29 +120,32 @@ def _read_arff(content: bytes) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- Hugging Face Hub
 def hf_dataset(repo: str, folder: Path) -> tuple[str, DataSource]:
-    from huggingface_hub import HfApi, hf_hub_download
-    from huggingface_hub.errors import HfHubHTTPError
+    """A dataset repository's table: its card (huggingface_hub's DatasetInfo, with the file list) from the Hub's
+    API, then the train file (or the first CSV/Parquet) from its resolve URL. HF_TOKEN reaches gated datasets."""
+    import os
 
-    from ..retrieval.sources.hf_source import _install_timeout, _licence
+    from huggingface_hub import DatasetInfo
+
+    from ..retrieval.sources.hf_source import _licence
 
     if repo.count("/") != 1:
         raise UserFacingError(f"hf://{repo} should be hf://OWNER/NAME (a dataset repository).",
                               "For one file inside it write hf://datasets/OWNER/NAME/PATH/TO/FILE.csv.")
-    _install_timeout(TIMEOUT_S)
-    api = HfApi(endpoint=hf_endpoint())
-    try:
-        info = api.dataset_info(repo)
-        files = [f for f in api.list_repo_files(repo, repo_type="dataset") if f.lower().endswith(TABLE_SUFFIXES)]
-    except (HfHubHTTPError, OSError) as exc:
-        raise UserFacingError(f"Could not read the Hugging Face dataset {repo!r}: {type(exc).__name__}: {str(exc)[:200]}",
-                              "Check the name (OWNER/NAME, as in the dataset's page), the network or HF_ENDPOINT, "
-                              "and HF_TOKEN for a gated dataset.") from None
+    token = os.environ.get("HF_TOKEN", "").strip()
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    card = _json(f"{hf_endpoint()}/api/datasets/{repo}", f"the Hugging Face dataset {repo!r}", headers=headers)
+    if not isinstance(card, dict) or "id" not in card:
+        raise UserFacingError(f"The Hugging Face Hub's answer for {repo!r} is not a dataset card.",
+                              "Check HF_ENDPOINT (a mirror must speak the Hub's API), or pass --data PATH.")
+    info = DatasetInfo(**card)
+    files = [f.rfilename for f in (info.siblings or []) if f.rfilename.lower().endswith(TABLE_SUFFIXES)]
     if not files:
         raise UserFacingError(f"The Hugging Face dataset {repo!r} has no CSV or Parquet file.",
                               "Download it yourself and pass --data PATH.")
     chosen = sorted(files, key=lambda f: (0 if "train" in f.lower() else 1, len(f)))[0]
-    local = hf_hub_download(repo, chosen, repo_type="dataset", endpoint=hf_endpoint(), local_dir=folder / "hf")
-    frame = pd.read_parquet(local) if chosen.endswith(".parquet") else pd.read_csv(local, sep="\t" if chosen.endswith(".tsv") else ",")
+    raw = _download(f"{hf_endpoint()}/datasets/{repo}/resolve/main/{chosen}", headers=headers)
+    frame = (pd.read_parquet(io.BytesIO(raw)) if chosen.endswith(".parquet")
+             else pd.read_csv(io.BytesIO(raw), sep="\t" if chosen.endswith(".tsv") else ","))
     path = _save(frame, folder, repo.replace("/", "__"))
     return str(path), DataSource(name=repo, source="hf", url=f"{hf_endpoint()}/datasets/{repo}", licence=_licence(info),
                                  rows=len(frame), reason=f"hf://{repo}, file {chosen}")

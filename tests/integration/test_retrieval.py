@@ -188,7 +188,7 @@ def test_noisy_and_instruction_like_snippets_change_nothing_the_user_asked_for(s
             assert line.startswith("[") and line.count('"') >= 4, line
 
 
-def test_openml_and_kaggle_references_fetch_a_cited_snapshot(server, monkeypatch, tmp_path):
+def test_openml_hf_and_kaggle_references_fetch_a_cited_snapshot(server, monkeypatch, tmp_path):
     from automl_agent.data.finder import find_and_snapshot, resolve_reference
 
     point_at(monkeypatch, server, "ok")
@@ -202,6 +202,11 @@ def test_openml_and_kaggle_references_fetch_a_cited_snapshot(server, monkeypatch
     path, source = resolve_reference("kaggle://blastchar/telco-customer-churn", tmp_path)
     assert list(pd.read_csv(path).columns) == ["customerID", "tenure", "MonthlyCharges", "Churn"]
     assert source.source == "kaggle" and source.rows == 3
+    path, source = resolve_reference("hf://scikit-learn/churn-prediction", tmp_path)
+    assert list(pd.read_csv(path).columns) == ["tenure", "MonthlyCharges", "Contract", "Churn"]
+    assert (source.source, source.licence, source.rows) == ("hf", "cc0-1.0", 2) and "data/train.csv" in source.reason
+    with pytest.raises(UserFacingError, match="Could not read the Hugging Face dataset 'nobody/nothing'"):
+        resolve_reference("hf://nobody/nothing", tmp_path)
     by_name = resolve_reference("openml://iris", tmp_path / "by-name")
     assert by_name[1].url == "https://www.openml.org/d/61" and by_name[1].rows == 150
     with pytest.raises(UserFacingError, match="OpenML has no active dataset named 'no-such-table'"):
