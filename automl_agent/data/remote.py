@@ -126,7 +126,7 @@ def hf_dataset(repo: str, folder: Path) -> tuple[str, DataSource]:
 
     from huggingface_hub import DatasetInfo
 
-    from ..retrieval.sources.hf_source import _licence
+    from ..retrieval.sources.hf_source import licence_of
 
     if repo.count("/") != 1:
         raise UserFacingError(f"hf://{repo} should be hf://OWNER/NAME (a dataset repository).",
@@ -147,7 +147,7 @@ def hf_dataset(repo: str, folder: Path) -> tuple[str, DataSource]:
     frame = (pd.read_parquet(io.BytesIO(raw)) if chosen.endswith(".parquet")
              else pd.read_csv(io.BytesIO(raw), sep="\t" if chosen.endswith(".tsv") else ","))
     path = _save(frame, folder, repo.replace("/", "__"))
-    return str(path), DataSource(name=repo, source="hf", url=f"{hf_endpoint()}/datasets/{repo}", licence=_licence(info),
+    return str(path), DataSource(name=repo, source="hf", url=f"{hf_endpoint()}/datasets/{repo}", licence=licence_of(info),
                                  rows=len(frame), reason=f"hf://{repo}, file {chosen}")
 
 

@@ -4,7 +4,6 @@ their cards' key facts (licence, downloads, library). The endpoint is huggingfac
 from __future__ import annotations
 
 import os
-import threading
 
 from ...agents.contracts import KnowledgeItem
 from ..http import request_json
@@ -12,31 +11,10 @@ from ..query import HF_PIPELINE, RetrievalQuery
 from .base import Source, clean
 
 DEFAULT_URL = "https://huggingface.co"
-_TIMEOUT_SET = threading.Lock()
-_timeout_installed = False
 
 
 def hf_endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or DEFAULT_URL).rstrip("/")
-
-
-def _install_timeout(timeout_s: float) -> None:
-    """huggingface_hub's shared HTTP client has no timeout by default: an unreachable hub would hang a run. Give it
-    one (connect and read, per request; downloads stream, so a long file is not cut off)."""
-    global _timeout_installed
-    with _TIMEOUT_SET:
-        if _timeout_installed:
-            return
-        import httpx2
-        from huggingface_hub.utils import _http
-
-        def factory():
-            client = _http.default_client_factory()
-            client.timeout = httpx2.Timeout(timeout_s, connect=min(timeout_s, 5.0))
-            return client
-
-        _http.set_client_factory(factory)
-        _timeout_installed = True
 
 
 class HuggingFaceSource(Source):
@@ -76,15 +54,15 @@ class HuggingFaceSource(Source):
                                                                           params=params, **common))]
         items = [KnowledgeItem(source=self.name, kind="model", title=m.id,
                                summary=clean(f"{m.pipeline_tag or tag} model, library {m.library_name or 'unknown'}, "
-                                             f"{m.downloads or 0} downloads, licence {_licence(m)}"),
+                                             f"{m.downloads or 0} downloads, licence {licence_of(m)}"),
                                url=f"{self.endpoint}/{m.id}",
-                               facts={"downloads": str(m.downloads or 0), "licence": _licence(m),
+                               facts={"downloads": str(m.downloads or 0), "licence": licence_of(m),
                                       "library": m.library_name or ""})
                  for m in found_models[:limit]]
         items += [KnowledgeItem(source=self.name, kind="dataset", title=d.id,
                                 summary=clean(getattr(d, "description", None) or f"dataset {d.id}"),
                                 url=f"{self.endpoint}/datasets/{d.id}",
-                                facts={"downloads": str(d.downloads or 0), "licence": _licence(d)})
+                                facts={"downloads": str(d.downloads or 0), "licence": licence_of(d)})
                   for d in found_datasets[:limit]]
         return items
 
@@ -95,7 +73,7 @@ def _entries(answer) -> list[dict]:
     return [a for a in answer if isinstance(a, dict) and "id" in a]
 
 
-def _licence(info) -> str:
+def licence_of(info) -> str:
     card = getattr(info, "card_data", None) or getattr(info, "cardData", None)
     value = None
     if card is not None:
