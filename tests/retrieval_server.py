@@ -64,6 +64,16 @@ def _route(api: str, path: str, base: str) -> tuple[str, bytes]:
             return "application/json", fixture("hf_models.json")
         if path == "/api/datasets":
             return "application/json", fixture("hf_datasets.json")
+    if api == "tavily":  # POST /search, Tavily's answer shape
+        return "application/json", json.dumps({"query": "best model", "response_time": 1.2, "answer": None, "images": [],
+            "results": [{"title": "Gradient boosting for churn", "url": "https://example.org/churn-boosting",
+                         "content": "Boosted trees with class weights did best on the telco churn data.",
+                         "score": 0.91, "raw_content": None}]}).encode()
+    if api == "brave":  # GET /res/v1/web/search, Brave's answer shape
+        return "application/json", json.dumps({"type": "search", "query": {"original": "best model"},
+            "web": {"type": "search", "results": [{"title": "Churn prediction with LightGBM", "url": "https://example.org/lgbm",
+                                                   "description": "A walk-through of LightGBM on telco churn.",
+                                                   "language": "en", "family_friendly": True}]}}).encode()
     if api == "searxng" and path.startswith("/search"):
         return "application/json", fixture("searxng.json")
     if api == "openml":

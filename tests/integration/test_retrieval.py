@@ -243,3 +243,17 @@ def test_data_that_cannot_be_found_is_a_clear_rejection_with_its_record(args, pr
     code, record, err = run_cli("run", *args, "--retrieval", "none")
     assert code == 2 and record is not None and record.status == "rejected", err
     assert problem in record.message and "Traceback" not in err
+
+
+def test_tavily_and_brave_answer_when_no_searxng_is_set(server, monkeypatch, tmp_path):
+    point_at(monkeypatch, server, "ok")
+    monkeypatch.delenv("AUTOML_AGENT_SEARXNG_URL")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test")
+    monkeypatch.setenv("AUTOML_AGENT_TAVILY_URL", server.url("ok", "tavily") + "/search")
+    web = [i for i in retrieve(QUERY, ["web"], tmp_path / "t", budget_s=10).items if i.source == "web"]
+    assert [(i.url, i.facts["provider"]) for i in web] == [("https://example.org/churn-boosting", "tavily")]
+    monkeypatch.delenv("TAVILY_API_KEY")
+    monkeypatch.setenv("BRAVE_API_KEY", "brave-test")
+    monkeypatch.setenv("AUTOML_AGENT_BRAVE_URL", server.url("ok", "brave") + "/res/v1/web/search")
+    web = [i for i in retrieve(QUERY, ["web"], tmp_path / "b", budget_s=10).items if i.source == "web"]
+    assert [(i.url, i.facts["provider"]) for i in web] == [("https://example.org/lgbm", "brave")]
