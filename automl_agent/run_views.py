@@ -89,10 +89,7 @@ def describe_run(r: RunRecord) -> str:
                 lines.append(f"    {c.name} {c.op} {c.target:g}: measured {c.measured} ({mark})")
     if r.retrieval:
         lines.append("  retrieval:")
-        for report in r.retrieval:
-            what = (report.error if report.error
-                    else f"{report.items} items" + (" (cached)" if report.cached else f" in {report.seconds:.1f} s"))
-            lines.append(f"    {report.source}: {what}")
+        lines += [f"    {report.line()}" for report in r.retrieval]
     if r.plans:
         lines.append("  plans:")
         for p in r.plans:

@@ -106,6 +106,15 @@ class Tracker:
         if batch:
             self.client.log_batch(run_id, metrics=batch)
 
+    def dataset_input(self, run_id: str, frame: Any, path: str, name: str) -> None:
+        """A table as the run's training dataset input (name, digest, schema; its source the local snapshot)."""
+        import mlflow.data
+        from mlflow.entities import DatasetInput, InputTag
+
+        dataset = mlflow.data.from_pandas(frame, source=path, name=name)
+        self.client.log_inputs(run_id, datasets=[DatasetInput(
+            dataset._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "training")])])
+
     def params(self, run_id: str, values: dict[str, Any]) -> None:
         for key, value in values.items():
             self.client.log_param(run_id, key, str(value)[:500])

@@ -194,6 +194,13 @@ class SourceReport(Contract):
     seconds: float = 0.0
     error: str | None = Field(default=None, description="null when the source answered")
 
+    def line(self) -> str:
+        """'arxiv: 2 items in 0.3 s', 'hf: 3 items from the cache', or 'kaggle: no credentials (...)'."""
+        if self.error:
+            return f"{self.source}: {self.error}"
+        where = "from the cache" if self.cached else f"in {self.seconds:.1f} s"
+        return f"{self.source}: {self.items} items {where}"
+
 
 class Knowledge(Contract):
     items: list[KnowledgeItem] = Field(default_factory=list)

@@ -180,28 +180,13 @@ def _resolve_data(ctx: context.StageContext, options: RunOptions) -> tuple[str, 
         found = resolve_reference(data, ctx.run_dir)
         if found is None:
             path = localize(data, ctx.run_dir)
-            return path, (DataSource.model_validate(data) if path != data and is_url(data) else None)
+            return path, (DataSource.model_validate(data) if is_url(data) else None)
         path, source = found
     rows = f", {source.rows} rows" if source.rows else ""
     ctx.reporter.always(f"data: {source.name} from {source.source} (licence {source.licence}{rows}); {source.reason}; "
                         f"snapshot {path}")
-    _log_dataset(ctx, path, source)
-    return path, source
-
-
-def _log_dataset(ctx: context.StageContext, path: str, source: DataSource) -> None:
-    """The found dataset as the MLflow run's dataset input (name, digest, schema, source)."""
-    import mlflow.data
-    from mlflow.entities import DatasetInput, InputTag
-
-    try:
-        frame, _ = read_input(path)
-    except Exception:  # noqa: BLE001 - a graph folder or an odd file still runs; only the MLflow record is skipped
-        return
-    dataset = mlflow.data.from_pandas(frame, source=path, name=source.name)  # the citation goes in data_source.json
-    ctx.tracker.client.log_inputs(ctx.mlflow_run_id, datasets=[DatasetInput(
-        dataset._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "training")])])
     ctx.tracker.json(ctx.mlflow_run_id, source.model_dump(), "data_source.json")
+    return path, source
 
 
 def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LLMUsage:
@@ -241,14 +226,6 @@ def data_shape(profile, spec: RequirementSpec) -> DataShape:
                      classes=classes)
 
 
-def describe_source(report) -> str:
-    """One line per retrieval source for the run's output: what it gave, from where, or why not."""
-    if report.error:
-        return f"retrieval {report.source}: {report.error}"
-    where = "from the cache" if report.cached else f"in {report.seconds:.1f} s"
-    return f"retrieval {report.source}: {report.items} items {where}"
-
-
 def _note_resumed(ctx: context.StageContext, record: RunRecord, stage_name: str) -> None:
     record.resumed_stages.append(stage_name)
     ctx.reporter.detail(f"{stage_name}: resumed from the finished stage of an earlier attempt of this run")
@@ -266,6 +243,8 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
 
     with stage("request", "INIT: reading data and verifying the request"):
         frame, profile = read_input(opts.data_path, record.data_path)
+        if record.data_source is not None and record.data_source.source != "url":  # a dataset found or referenced
+            ctx.tracker.dataset_input(ctx.mlflow_run_id, frame, record.data_path, record.data_source.name)
         verdict = stage_call(request.verify_request, run, opts.instruction, profile)
         if not verdict.ok:
             raise UserFacingError(f"Request not accepted: {verdict.feedback}",
@@ -294,7 +273,7 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
         knowledge = stage_call(retrieval.retrieve_knowledge, run, spec, data_shape(profile, spec))
         record.retrieval = knowledge.sources
         for report in knowledge.sources:
-            say(describe_source(report))
+            say(f"retrieval {report.line()}")
         if knowledge.family_priors:
             say("retrieved priors: " + ", ".join(f"{k} {v:.2f}" for k, v in knowledge.family_priors.items()))
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 import threading
 from pathlib import Path
-from typing import Callable
 
 from ..agents import knowledge_base as kb
 from ..agents.contracts import Knowledge, KnowledgeItem, SourceReport
@@ -86,8 +85,8 @@ def _run_one(source: Source, query: RetrievalQuery, cache: RetrievalCache, deadl
                                seconds=round(time.monotonic() - started, 3), error=error)
 
 
-def retrieve(query: RetrievalQuery, selection: list[str] | None, cache_dir: Path, budget_s: float = DEFAULT_BUDGET_S,
-             on_report: Callable[[SourceReport], None] | None = None) -> Knowledge:
+def retrieve(query: RetrievalQuery, selection: list[str] | None, cache_dir: Path,
+             budget_s: float = DEFAULT_BUDGET_S) -> Knowledge:
     """Knowledge for one run: never raises for a source's failure, never waits past `budget_s`."""
     cache = RetrievalCache(cache_dir)
     started = time.monotonic()
@@ -116,9 +115,6 @@ def retrieve(query: RetrievalQuery, selection: list[str] | None, cache_dir: Path
                 error=f"no answer within the {budget_s:g} s retrieval budget"))
             items += found
             reports.append(report)
-    for report in reports:
-        if on_report:
-            on_report(report)
     priors = family_priors(items, kb.model_keys(query.task))
     failures = [f"{r.source}: {r.error}" for r in reports if r.error]
     order = ["bundled", *REMOTE]

@@ -230,6 +230,10 @@ def test_a_run_without_data_finds_it_and_records_retrieval(server, monkeypatch, 
     assert set(sources) == {"bundled", "openml", "web"} and sources["openml"].items > 0 and sources["web"].error is None
     assert record.plans[0].model_families[0] == "random_forest"  # OpenML's best flow family leads
     assert "data: iris from sklearn" in err and "retrieval openml:" in err
+    from mlflow.tracking import MlflowClient
+
+    inputs = MlflowClient(record.mlflow_tracking_uri).get_run(record.mlflow_run_id).inputs.dataset_inputs
+    assert [(i.dataset.name, i.tags[0].value) for i in inputs] == [("iris", "training")]
 
 
 @pytest.mark.parametrize("args,problem", [
