@@ -60,6 +60,12 @@ def known_names() -> str:
     return ", ".join(e.name for e in catalog())
 
 
+def _data_lines(csv: Path) -> int:
+    """Rows of a CSV file with a header line."""
+    with open(csv, "rb") as f:
+        return max(0, sum(1 for _ in f) - 1)
+
+
 def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
     folder.mkdir(parents=True, exist_ok=True)
     if entry.folder:
@@ -70,14 +76,12 @@ def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
     if entry.file:
         target = folder / entry.file
         shutil.copyfile(BUNDLED / entry.file, target)
-        with open(target, "rb") as f:
-            return target, max(0, sum(1 for _ in f) - 1)
+        return target, _data_lines(target)
     if entry.source == "torch_geometric":
         from ..benchmark.suite import graph_folder
 
         graph = graph_folder(entry.name, folder)
-        with open(graph / "nodes.csv", "rb") as f:
-            return graph, max(0, sum(1 for _ in f) - 1)
+        return graph, _data_lines(graph / "nodes.csv")
     import sklearn.datasets
 
     bunch = getattr(sklearn.datasets, entry.loader)(as_frame=True)

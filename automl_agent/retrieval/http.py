@@ -88,12 +88,16 @@ def request_json(method: str, url: str, *, timeout_s: float, deadline: float, re
                         describe=lambda exc: describe_http_error(exc, url, timeout_s))
 
 
-def field(payload: Any, *path: str | int) -> Any:
-    """payload[path...] for an API answer, raising ValueError (a malformed answer) when the shape is not as expected."""
+def records(payload: Any, *path: str, lone_dict_is_list: bool = False) -> list[dict]:
+    """The objects listed at payload[path...] of an API answer; ValueError (a malformed answer) when there is no list
+    there. OpenML answers a one-element list as the element itself: `lone_dict_is_list` accepts that."""
     node = payload
     for key in path:
-        try:
-            node = node[key]
-        except (KeyError, IndexError, TypeError):
-            raise ValueError(f"missing {'/'.join(map(str, path))}") from None
-    return node
+        if not isinstance(node, dict) or key not in node:
+            raise ValueError(f"missing {'/'.join(path)}")
+        node = node[key]
+    if lone_dict_is_list and isinstance(node, dict):
+        node = [node]
+    if not isinstance(node, list):
+        raise ValueError(f"{'/'.join(path)} is not a list")
+    return [r for r in node if isinstance(r, dict)]

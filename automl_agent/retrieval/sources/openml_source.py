@@ -8,7 +8,7 @@ import time
 from collections import defaultdict
 
 from ...agents.contracts import KnowledgeItem, TaskType
-from ..http import request_json, field
+from ..http import records, request_json
 from ..query import OPENML_TASK_TYPE, RetrievalQuery
 from .base import Source, clean, env_endpoint
 
@@ -44,13 +44,8 @@ def family_of(flow_name: str) -> str | None:
     return None
 
 
-def _rows(payload, *path) -> list[dict]:
-    rows = field(payload, *path)
-    if isinstance(rows, dict):  # OpenML answers a one-element list as the element itself
-        rows = [rows]
-    if not isinstance(rows, list):
-        raise ValueError(f"{'/'.join(path)} is not a list")
-    return [r for r in rows if isinstance(r, dict)]
+def _rows(payload, *path: str) -> list[dict]:
+    return records(payload, *path, lone_dict_is_list=True)
 
 
 def _quality(dataset: dict, name: str) -> str:

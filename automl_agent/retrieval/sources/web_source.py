@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 from ...agents.contracts import KnowledgeItem
-from ..http import request_json
+from ..http import records, request_json
 from ..query import RetrievalQuery
 from .base import Source, clean, env_endpoint
 
@@ -48,23 +48,16 @@ class WebSource(Source):
         common = {"timeout_s": timeout_s, "deadline": deadline}
         if provider == "searxng":
             answer = request_json("GET", f"{url}/search", params={"q": text, "format": "json"}, **common)
-            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in _list(answer, "results")]
+            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in records(answer, "results")]
         elif provider == "tavily":
             answer = request_json("POST", url, json_body={"query": text, "max_results": limit},
                                   headers={"Authorization": f"Bearer {os.environ['TAVILY_API_KEY'].strip()}"}, **common)
-            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in _list(answer, "results")]
+            rows = [(r.get("title"), r.get("content"), r.get("url")) for r in records(answer, "results")]
         else:
             answer = request_json("GET", url, params={"q": text, "count": limit},
                                   headers={"X-Subscription-Token": os.environ["BRAVE_API_KEY"].strip()}, **common)
-            web = answer.get("web", {}) if isinstance(answer, dict) else None
-            rows = [(r.get("title"), r.get("description"), r.get("url")) for r in _list(web, "results")]
+            rows = [(r.get("title"), r.get("description"), r.get("url")) for r in records(answer, "web", "results")]
         return [KnowledgeItem(source=self.name, kind=self.kind, title=clean(title, 200), summary=clean(content),
                               url=link, facts={"provider": provider})
                 for title, content, link in rows[:limit] if title and link]
 
-
-def _list(answer, key: str) -> list[dict]:
-    rows = answer.get(key) if isinstance(answer, dict) else None
-    if not isinstance(rows, list):
-        raise ValueError(f"no '{key}' list")
-    return [r for r in rows if isinstance(r, dict)]
