@@ -60,4 +60,3 @@ class WebSource(Source):
         return [KnowledgeItem(source=self.name, kind=self.kind, title=clean(title, 200), summary=clean(content),
                               url=link, facts={"provider": provider})
                 for title, content, link in rows[:limit] if title and link]
-
