@@ -16,7 +16,7 @@ from ..understanding import NAMED, TargetDecision, decide_target, held_labels, j
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
-    KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
+    Knowledge, KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
     RequestVerdict, RequirementSpec, TaskType, UserSpec,
 )
 from .base import AgentStep, Usage
@@ -52,7 +52,7 @@ class OfflineRules:
         return RequestVerdict(relevant=relevant, adequate=adequate, feedback=feedback)
 
     @staticmethod
-    def make_plans(spec: RequirementSpec, knowledge: Any, feedback: str, n_plans: int, model_keys: list[str]) -> PlanSet:
+    def make_plans(spec: RequirementSpec, knowledge: Knowledge, feedback: str, n_plans: int, model_keys: list[str]) -> PlanSet:
         templates = kb.plan_templates(spec.problem.downstream_task)
         compact_first = bool(feedback) and re.search(r"latency|size|param", feedback)
         if compact_first:
@@ -65,8 +65,7 @@ class OfflineRules:
                 rationale += f" Revised after: {feedback[:300]}"
             plans.append(Plan(plan_id=i + 1, title=t["title"], rationale=rationale, data_steps=list(t["data_steps"]),
                               model_families=[m for m in t["models"] if m in model_keys]))
-        priors = getattr(knowledge, "family_priors", None) or {}
-        return PlanSet(plans=_with_priors(plans, priors) if priors else plans)
+        return PlanSet(plans=_with_priors(plans, knowledge.family_priors))
 
     @staticmethod
     def verify_execution(spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:
