@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 WORKDIR ?= .automl
 DEMO_INSTRUCTION ?= Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms.
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup system-packages demo test test-fast bench clean
 
 $(BIN)/automl-agent: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,7 +19,20 @@ $(BIN)/automl-agent: pyproject.toml
 	$(BIN)/python -m compileall -q automl_agent > /dev/null
 	touch $(BIN)/automl-agent
 
-setup: $(BIN)/automl-agent
+setup: $(BIN)/automl-agent system-packages
+
+# Debian packages, installed when this is a Debian/Ubuntu machine and we are root; never fatal.
+# bubblewrap isolates the generated training scripts (network, PIDs, filesystem); without it the runs fall back to
+# the audit-hook guard and say so. chromium is the browser the demo-page tests drive (playwright's own download
+# is never used); without it those tests cannot run.
+system-packages:
+	@missing=""; command -v bwrap > /dev/null || missing="bubblewrap"; \
+	command -v chromium > /dev/null || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
+		{ [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null \
+			&& { apt-get update -qq > /dev/null 2>&1; apt-get install -y -qq $$missing > /dev/null 2>&1; }; } \
+		|| echo "note: could not install$$missing (apt-get install$$missing): training scripts run under the guard only without bubblewrap, and the browser tests need chromium"; \
+	fi
 
 demo: setup
 	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv

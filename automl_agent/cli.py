@@ -169,6 +169,8 @@ def _parser() -> argparse.ArgumentParser:
                             "from the tracking server's registry (a bento is built for it once, then reused)")
     serve.add_argument("--port", type=int, default=3000)
     serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--workers", type=int, default=None,
+                       help="server processes, each with the model loaded (default: the number of cores, at most 4)")
 
     demo = sub.add_parser("demo", help="open the Gradio demo of a run's model")
     demo.add_argument("run_id")
@@ -206,7 +208,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except ValueError as exc:
         errors = getattr(exc, "errors", lambda: [])()
-        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors) or str(exc)
+        detail = "; ".join(f"{'.'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg'].removeprefix('Value error, ')}"
+                           for e in errors) or str(exc)
         _error(f"invalid options: {detail}")
         return EXIT_USAGE
     configure_environment(options.workdir_path)
@@ -282,29 +285,37 @@ def _wait_for_prefect(info, reporter) -> None:
 
 
 def _summary(record, reporter, workdir: Path) -> None:
-    say = reporter.say
-    say("")
+    reporter.say("")
     reporter.always(f"run {record.run_id}: {record.status.upper()}")
     if record.message:
         reporter.always(f"  {record.message}")
-    if record.metrics:
-        shown = ", ".join(f"{k}={v:.4f}" for k, v in record.metrics.items())
-        say(f"  {record.task_type} / target {record.target!r} / {record.best_model}: {shown}")
     if record.status == "planned":
         _planned_summary(record, reporter)
-    else:
-        for c in record.constraints:
-            say(f"  {'ok ' if c.satisfied else 'NOT'} {c.name} {c.op} {c.target:g} (measured {c.measured})")
+        reporter.say(f"  {record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
+        return
+    rows: list[tuple[str, str]] = []
+    if record.task_type:
+        rows.append(("task", f"{record.task_type}, target {record.target!r}" if record.target else record.task_type))
+    if record.metrics:
+        rows.append(("model", f"{record.best_model}: " + ", ".join(f"{k}={v:.4f}" for k, v in record.metrics.items())))
+    for c in record.constraints:
+        measured = "not measured" if c.measured is None else f"{c.measured:.4g}"
+        rows.append((f"{c.name} {c.op} {c.target:g}", f"{'met' if c.satisfied else 'NOT met'} (measured {measured})"))
     if record.registered_model:
         rm = record.registered_model
-        say(f"  model: models:/{rm.name}@{rm.alias} (version {rm.version}); bento {record.bento_tag}")
-        say(f"  serve: automl-agent --workdir {workdir} serve {record.run_id}   demo: automl-agent --workdir {workdir} demo {record.run_id}")
+        rows.append(("registered", f"models:/{rm.name}@{rm.alias} (version {rm.version})"))
+        rows.append(("bento", str(record.bento_tag)))
+        rows.append(("serve", f"automl-agent --workdir {workdir} serve {record.run_id}"))
+        rows.append(("demo", f"automl-agent --workdir {workdir} demo {record.run_id}"))
+    if record.report_path:
+        rows.append(("report", str(Path(record.report_path).with_suffix(".html"))))
     if record.training_pool:
-        say(f"  trained on work pool {record.training_pool!r} (details in runs/{record.run_id}/training/)")
+        rows.append(("trained on", f"work pool {record.training_pool!r} (details in runs/{record.run_id}/training/)"))
     if record.prefect_ui_url:
-        say(f"  Prefect UI: {record.prefect_ui_url}")
-    score = "" if record.status == "planned" else f"success score {record.success_score}; "
-    say(f"  {score}{record.timings.get('total', 0):.1f} s; run.json in {workdir / 'runs' / record.run_id}")
+        rows.append(("Prefect UI", record.prefect_ui_url))
+    rows.append(("run", f"success score {record.success_score}; {record.timings.get('total', 0):.1f} s; "
+                        f"run.json in {workdir / 'runs' / record.run_id}"))
+    reporter.table("", rows)
 
 
 def _planned_summary(record, reporter) -> None:
@@ -471,6 +482,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         bento_tag = _delivered(args, "bento_tag").bento_tag
     print(f"serving bento {bento_tag} on http://{args.host}:{args.port} (POST /predict, /schema); Ctrl-C stops it",
           file=sys.stderr)
+    if args.workers is not None:
+        if args.workers < 1:
+            raise UserFacingError(f"--workers must be at least 1, got {args.workers}.", "Leave it out for the default.")
+        os.environ["AUTOML_AGENT_SERVE_WORKERS"] = str(args.workers)
+    if os.environ.get("AUTOML_AGENT_API_KEY"):
+        print("an API key is required (AUTOML_AGENT_API_KEY): send 'Authorization: Bearer <key>'", file=sys.stderr)
     command = [sys.executable, "-m", "bentoml", "serve", bento_tag, "--host", args.host, "--port", str(args.port)]
     return _run_server_process(command)
 
@@ -510,7 +527,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     spec.loader.exec_module(module)
     print(f"demo of {record.registered_model.name} v{record.registered_model.version} on http://{args.host}:{args.port}",
           file=sys.stderr)
-    module.build_demo().launch(server_name=args.host, server_port=args.port)
+    if hasattr(module, "launch"):
+        module.launch(args.host, args.port)
+    else:  # a demo written before launch() was part of the template
+        module.build_demo().launch(server_name=args.host, server_port=args.port)
     return EXIT_OK
 
 

@@ -76,7 +76,7 @@ def transcript_store(ref: RunRef) -> Path:
     return ref.run_dir / "calls"
 
 
-def _brain(options: RunOptions):
+def _brain(options: RunOptions, log_dir: Path | None = None):
     from .agents.brains.factory import make_brain
 
     import os
@@ -86,7 +86,7 @@ def _brain(options: RunOptions):
            os.environ.get("OPENAI_API_KEY"))
     with _LOCK:
         if key not in _BRAINS:
-            _BRAINS[key] = make_brain(options.llm, options.llm_by_agent)
+            _BRAINS[key] = make_brain(options.llm, options.llm_by_agent, log_dir=log_dir)
         return _BRAINS[key]
 
 
@@ -136,6 +136,7 @@ def _reporter(run_id: str) -> Reporter:
 
 def get(ref: RunRef) -> StageContext:
     transcript = Transcript(transcript_store(ref))
-    brain = RecordingBrain(_brain(ref.options), transcript, max_tokens=ref.options.max_tokens_per_run)
+    brain = RecordingBrain(lambda: _brain(ref.options, log_dir=ref.run_dir), transcript,
+                           max_tokens=ref.options.max_tokens_per_run)
     return StageContext(ref=ref, workspace=Workspace(ref.options.workdir_path), brain=brain, transcript=transcript,
                         tracker=tracker(ref.tracking_uri, ref.experiment_id), reporter=_reporter(ref.run_id))

@@ -147,13 +147,28 @@ def tabular_schema(X_train: pd.DataFrame, y_train, *, task: str, target: str | N
             "example": json.loads(X_train.head(3).to_json(orient="records"))}
 
 
+def _plain_params(trial) -> dict:
+    return {k: v if isinstance(v, (int, float, str, bool)) or v is None else str(v)
+            for k, v in getattr(trial, "params", {}).items()}
+
+
+def _distributions(trial) -> dict:
+    """Optuna's own JSON for each sampled parameter: the report rebuilds the study to ask Optuna which mattered."""
+    try:
+        from optuna.distributions import distribution_to_json
+
+        return {k: distribution_to_json(d) for k, d in getattr(trial, "distributions", {}).items()}
+    except Exception:  # noqa: BLE001 - a hand-made trial object: no importances, nothing else lost
+        return {}
+
+
 def write_results(results: dict, trials: list) -> None:
     """results.json (with one line per finished Optuna trial) and the RESULT line the flow reads from stdout."""
     from .devices import device_name, training_device
 
     results = {**results, "device": results.get("device") or device_name(training_device()),
-               "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value}
-                          for t in trials]}
+               "trials": [{"number": t.number, "model": t.user_attrs.get("model_key"), "value": t.value,
+                           "params": _plain_params(t), "distributions": _distributions(t)} for t in trials]}
     Path("results.json").write_text(json.dumps(results, indent=2, default=str))
     print("RESULT " + json.dumps({"metric": results["metric"], "value": results["primary_metric"],
                                   "model": results["best_model"]}), flush=True)

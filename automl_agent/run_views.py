@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
 from .errors import UserFacingError
 from .workspace import RunRecord
@@ -95,6 +96,8 @@ def describe_run(r: RunRecord) -> str:
         for p in r.plans:
             chosen = "  <- chosen" if p.title == r.chosen_plan else ""
             lines.append(f"    {p.plan_id}. {p.title} [{', '.join(p.model_families)}]{chosen}")
+        if r.chosen_reason:
+            lines.append(f"    why: {r.chosen_reason}")
     if r.corrections:
         lines.append("  cross-check corrections:")
         lines += [f"    - {note}" for note in r.corrections]
@@ -108,6 +111,10 @@ def describe_run(r: RunRecord) -> str:
         lines.append(f"  registered:   models:/{m.name}@{m.alias} (version {m.version})")
     if r.bento_tag:
         lines.append(f"  bento:        {r.bento_tag}")
+    if r.report_path:
+        lines.append(f"  report:       {Path(r.report_path).with_suffix('.html')}")
+    if r.demo_path:
+        lines.append(f"  demo:         automl-agent demo {r.run_id}")
     if r.mlflow_run_id:
         lines.append(f"  MLflow:       run {r.mlflow_run_id} at {r.mlflow_tracking_uri}")
     if r.prefect_ui_url or r.prefect_flow_run_id:

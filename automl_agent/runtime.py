@@ -322,6 +322,26 @@ def load_image(value, size: int, base_dir: str | None = None, channels: int = 1)
     return array[None, :, :] if channels == 1 else array.transpose(2, 0, 1)
 
 
+def unreadable_images(paths: list[str], base_dir: str) -> tuple[list[str], list[str]]:
+    """(missing, not images) among image paths relative to `base_dir`; a header check, not a full decode."""
+    import os
+
+    from PIL import Image, UnidentifiedImageError
+
+    missing, broken = [], []
+    for value in paths:
+        path = value if os.path.isabs(value) else os.path.join(base_dir, value)
+        if not os.path.isfile(path):
+            missing.append(value)
+            continue
+        try:
+            with Image.open(path) as image:
+                image.verify()
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+            broken.append(value)
+    return missing, broken
+
+
 _IMAGES: dict[tuple, np.ndarray] = {}
 
 

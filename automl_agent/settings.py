@@ -41,7 +41,7 @@ class RunOptions(BaseModel):
     @classmethod
     def _non_empty(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError("the instruction is empty")
+            raise ValueError("the instruction is empty; say what to predict, e.g. \"Predict churn; F1 at least 0.6\"")
         return value.strip()
 
     @field_validator("retrieval")

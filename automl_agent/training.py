@@ -52,7 +52,8 @@ class TrainingOutcome(BaseModel):
     host: str = ""
     pid: int = 0
     flow_run_id: str | None = None
-    sandbox: str = ""
+    isolation: str = Field(default="", description="the layer that held the script: bubblewrap or guard")
+    stopped_because: str = ""
 
 
 def data_snapshot(data_path: str, task: str) -> tuple[Path, str]:
@@ -94,7 +95,7 @@ def run_job(job: TrainingJob, on_line: Callable[[str], None] | None = None,
                             threads=job.threads, on_line=on_line)
         outcome = TrainingOutcome(returncode=result.returncode, duration_s=result.duration_s, timed_out=result.timed_out,
                                   tail=result.tail, host=socket.gethostname(), pid=os.getpid(), flow_run_id=flow_run_id,
-                                  sandbox=getattr(result, "isolation", ""))
+                                  isolation=result.isolation, stopped_because=result.stopped_because)
         shutil.rmtree(folder / DATA_DIR, ignore_errors=True)
         (folder / job.script_name).unlink(missing_ok=True)
         (folder / OUTCOME_FILE).write_text(outcome.model_dump_json(indent=2))

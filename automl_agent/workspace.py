@@ -82,6 +82,8 @@ class RunRecord(BaseModel):
                                                                      "local file: a URL, or a dataset the agent found")
     retrieval: list[SourceReport] = Field(default_factory=list, description="what each knowledge source did")
     training_pool: str | None = Field(default=None, description="the work pool that trained the model; None: locally")
+    sandbox: str = Field(default="", description="what isolated the generated scripts: bubblewrap, or the guard "
+                                                 "alone and why")
     created_at: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
     task_type: str | None = None
     target: str | None = None
@@ -92,6 +94,7 @@ class RunRecord(BaseModel):
     success_score: float = 0.0
     plans: list[PlanRecord] = Field(default_factory=list, description="the plans of the first PLAN round")
     chosen_plan: str | None = None
+    chosen_reason: str | None = Field(default=None, description="why the manager chose that plan")
     best_model: str | None = None
     revisions: int = 0
     corrections: list[str] = Field(default_factory=list)

@@ -64,9 +64,10 @@ def _negated_before(text: str, start: int) -> bool:
     return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,]*$", before))
 
 
-def parse_performance(instruction: str) -> list[Constraint]:
+def _performance_bounds(instruction: str) -> list[Constraint]:
+    """Every bound on a score the instruction states, in order; a measure may have two (a range)."""
     text = normalise(instruction)
-    found: dict[str, Constraint] = {}
+    found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
     backward = rf"({_GAP}){_NUMBER}\s*(?:of\s+|in\s+)?(?:the\s+)?(?<![\w-])({metric})(?![\w-])"
@@ -106,10 +107,29 @@ def parse_performance(instruction: str) -> list[Constraint]:
         if re.search(r"\b(?:better|worse)\b", between) and metrics.direction(name) == "minimize":
             op = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}[op]  # 'RMSE no worse than 0.5' is at most 0.5
         value = _number(number, percent)
-        if name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index"} and value > 1:
-            value = value / 100.0
-        found.setdefault(name, Constraint(name=name, op=op, target=value, kind="performance", phrase=phrase.strip()))
-    return list(found.values())
+        if (name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index"}
+                and not percent and 2 <= value <= 100):
+            value = value / 100.0  # 'accuracy 85' means 85 %; 1.2 or 120 % stay as said, and are refused as impossible
+        found.append(Constraint(name=name, op=op, target=value, kind="performance", phrase=phrase.strip()))
+    return found
+
+
+def parse_performance(instruction: str) -> list[Constraint]:
+    """One constraint per measure: the first the instruction states."""
+    first: dict[str, Constraint] = {}
+    for c in _performance_bounds(instruction):
+        first.setdefault(c.name, c)
+    return list(first.values())
+
+
+def conflicting_bounds(instruction: str) -> tuple[Constraint, Constraint] | None:
+    """Two bounds on one measure that no value meets ('accuracy above 0.9 and below 0.8'), or None."""
+    bounds = _performance_bounds(instruction) + parse_complexity(instruction)
+    for low in (c for c in bounds if c.op in (">=", ">")):
+        for high in (c for c in bounds if c.name == low.name and c.op in ("<=", "<")):
+            if low.target > high.target or (low.target == high.target and "=" not in low.op + high.op):
+                return low, high
+    return None
 
 
 _TIME_UNITS = {"ms": 1.0, "millisecond": 1.0, "milliseconds": 1.0, "msec": 1.0, "msecs": 1.0,
@@ -128,7 +148,7 @@ _LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|respon(?:d|se|ds)|answer
 
 
 def _quantities(text: str, units: str):
-    for m in re.finditer(rf"(?<![\w.])(\d+(?:\.\d+)?)\s*({units})(?![\w])", text):
+    for m in re.finditer(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s*({units})(?![\w])", text):
         yield m
 
 

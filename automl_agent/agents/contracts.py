@@ -300,6 +300,8 @@ class PipelineResult(Contract):
     error: str = ""
     results: dict[str, Any] = Field(default_factory=dict)
     workdir: str = Field(default="", description="the folder holding results.json and model/")
+    sandbox: str = Field(default="", description="the layer that held the script: bubblewrap or guard")
+    stopped_because: str = Field(default="", description="why the sandbox stopped the script, when it did")
 
 
 class ConstraintCheck(Contract):

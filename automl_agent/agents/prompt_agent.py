@@ -10,7 +10,7 @@ from .constraints import mentioned_metric, reconcile
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import TargetUnclear, UserFacingError
-from .understanding import NAMED, classifiable, eligible_columns, held_labels
+from .understanding import NAMED, classifiable, eligible_columns, held_labels, named_but_unusable
 
 STEP = "prompt.parse_instruction"
 
@@ -66,6 +66,10 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
             dataset.target = None  # held labels score the clusters only when the instruction names labels
         dataset.target = dataset.target or held_labels(instruction, profile)
     elif dataset.target is None:
+        unusable = named_but_unusable(instruction, profile)
+        if unusable:
+            raise UserFacingError(f"The column to predict cannot be learned: {unusable}.",
+                                  "Name another column to predict (--target COLUMN), or fix the data.")
         raise TargetUnclear(decision.reason, decision.candidates, [c.name for c in eligible_columns(profile)])
 
     if task == TaskType.node_classification and not _task_fits_data(task, profile, dataset.target):

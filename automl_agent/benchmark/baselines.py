@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn import metrics as skm
 
 from ..agents.contracts import TaskType
+from ..data.io import read_as_the_scripts_do
 
 FLAML_ESTIMATORS = {"classification": ["lgbm", "xgboost", "rf", "extra_tree", "lrl1"],
                     "regression": ["lgbm", "xgboost", "rf", "extra_tree"]}
@@ -39,8 +40,7 @@ def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, bu
     split = json.loads(split_path.read_text())
     if task == TaskType.node_classification.value:
         return _node_features_logistic(data_path, split, metric)
-    frame = pd.read_csv(data_path)
-    frame.columns = [str(c).strip() for c in frame.columns]
+    frame = read_as_the_scripts_do(data_path)
     if task == TaskType.time_series_forecasting.value:
         return _seasonal_naive(frame, split, metric)
     if task == TaskType.image_classification.value:

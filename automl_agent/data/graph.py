@@ -70,9 +70,9 @@ def planetoid_folder(path: Path) -> tuple[Path, str] | None:
     if not path.is_dir():
         return None
     for folder in (path, path / "raw", *sorted(path.glob("*/raw"))):
-        found = sorted(folder.glob("ind.*.graph")) if folder.is_dir() else []
-        if found:
-            return folder, found[0].name[len("ind."):-len(".graph")]
+        found = sorted(folder.glob("ind.*.*")) if folder.is_dir() else []
+        if found:  # any of the eight files: the loader names the ones missing
+            return folder, found[0].name.split(".")[1]
     return None
 
 

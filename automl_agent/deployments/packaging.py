@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from ..reporting.evidence import HeldOutEvidence
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -43,12 +45,35 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
 
 
 def write_demo(run_dir: Path, *, tracking_uri: str, model_uri: str, schema: dict[str, Any], title: str,
-               description: str) -> Path:
+               description: str, data_path: str, card: dict[str, Any] | None = None,
+               evidence: HeldOutEvidence | None = None) -> Path:
+    """demo.py and demo_config.json: the form, the model card, and held-out rows as examples (their images copied
+    beside the demo, so that the page can show them wherever the data lives)."""
     path = run_dir / "demo.py"
     shutil.copy(HERE / "demo_template.py", path)
-    output_label = "class" if schema.get("classes") else ("cluster" if schema["task"].endswith("clustering") else "prediction")
+    evidence = evidence or HeldOutEvidence(task=schema["task"])
+    examples = evidence.examples
+    if schema["task"] == "image_classification" and examples:
+        examples = _copy_example_images(run_dir, schema, examples, Path(data_path).parent)
     (run_dir / "demo_config.json").write_text(json.dumps({
         "tracking_uri": tracking_uri, "model_uri": model_uri, "schema": schema, "title": title,
-        "description": description, "output_label": output_label,
-    }, indent=2))
+        "description": description, "card": card or {}, "examples": examples,
+        "example_truth": evidence.example_truth, "typical_error": evidence.typical_error,
+        "reference": evidence.reference,
+    }, indent=2, default=str))
     return path
+
+
+def _copy_example_images(run_dir: Path, schema: dict[str, Any], examples: list[dict], data_dir: Path) -> list[dict]:
+    column = next(c["name"] for c in schema["columns"] if c["type"] == "image")
+    folder = run_dir / "demo_examples"
+    folder.mkdir(exist_ok=True)
+    copied = []
+    for i, row in enumerate(examples):
+        source = Path(str(row.get(column)))
+        source = source if source.is_absolute() else data_dir / source
+        if source.is_file():
+            target = folder / f"{i}{source.suffix.lower()}"
+            shutil.copy(source, target)
+            copied.append({**row, column: f"demo_examples/{target.name}"})
+    return copied

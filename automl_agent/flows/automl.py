@@ -7,21 +7,25 @@ import os
 import time
 import traceback
 import warnings
+from pathlib import Path
 from typing import Any, Optional
 
 from prefect import flow, unmapped
+from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
 from .. import context
 from ..agents import operation_agent
 from ..agents.brains.pricing import reference_cost_usd
+from ..agents.feasibility import check_feasible
 from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec
 from ..console import Reporter
 from ..data.finder import find_and_snapshot, resolve_reference
 from ..data.inputs import is_url, localize, read_input
 from ..data.profile import class_balance
 from ..errors import UserFacingError
+from ..sandbox import isolation_summary
 from ..scoring import success_score
 from .. import prompt_registry
 from ..home import user_home
@@ -267,6 +271,8 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
             say(f"constraint: {c.describe()}")
         for note in corrections:
             say(f"cross-check: {note}")
+        for note in check_feasible(spec, frame, spec.dataset.path, opts.instruction):
+            say(f"data: {note}")
     ctx.workspace.save(record)
 
     with stage("retrieve", "PLAN: retrieving knowledge"):
@@ -296,17 +302,25 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
         with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
             futures = execution.execute_plan.map(unmapped(run), plans, spec=unmapped(spec), profile=unmapped(profile),
                                                  top_k=unmapped(opts.top_k), revision=unmapped(revision))
+            ctx.reporter.parts([f"plan {p.plan_id}" for p in plans])
+            for future in as_completed(futures):  # each plan as it finishes; the live panel shows the others running
+                o = future.result()
+                ctx.reporter.part_done(f"plan {o.plan.plan_id}")
+                say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
             outcomes = [f.result() for f in futures]
             if all(f.state.name == "Cached" for f in futures):
                 _note_resumed(ctx, record, execution.execute_plan.name)
-            for o in outcomes:
-                say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
         with stage("verify_execution", "EXECUTE: verifying plan outcomes"):
             exec_verdict = stage_call(execution.verify_execution, run, spec, outcomes, revision)
             chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
             say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
+            record.chosen_reason = exec_verdict.reason
         version = revision + 1
         script, result = _implement(ctx, spec, chosen, version, previous_error, stage_call)
+        if not record.sandbox and result.sandbox:
+            record.sandbox = (f"{result.sandbox} (on work pool {opts.training_pool!r})" if opts.training_pool
+                              else isolation_summary())
+            say(f"sandbox: {record.sandbox}")
         with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
             imp_verdict = stage_call(implementation.verify_implementation, run, spec, result, version)
             say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
@@ -382,7 +396,7 @@ def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec
         ctx.reporter.detail(f"registered {registered.name} v{registered.version} @{registered.alias}")
         record.bento_tag = delivery.build_bento(ctx.ref, model_uri, registered, schema)
         ctx.reporter.detail(f"bento {record.bento_tag}")
-        record.demo_path = delivery.write_demo(ctx.ref, model_uri, spec, schema)
+        record.demo_path = delivery.write_demo(ctx.ref, model_uri, spec, schema, _model_card(record, results))
     record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path),
                                          n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
     if best.verdict.passed:
@@ -392,6 +406,17 @@ def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec
         record.message = (f"delivered the best model found, but not every constraint is met ({best.verdict.reason}); "
                           f"it is registered with alias 'candidate', not 'champion'")
     return results
+
+
+def _model_card(record: RunRecord, results: dict[str, Any]) -> dict[str, Any]:
+    """What the demo page shows above its form: what the model does, how good it is, on what data, and when."""
+    registered = record.registered_model
+    return {"task": record.task_type, "target": record.target, "data": Path(record.data_path).name,
+            "trained_at": record.created_at, "run_id": record.run_id, "model": record.best_model,
+            "metrics": record.metrics, "n_test": results.get("n_test"), "n_train": results.get("n_train"),
+            "constraints": [c.model_dump() for c in record.constraints], "metric": record.metric,
+            "threshold": results.get("threshold"), "positive_label": results.get("positive_label"),
+            "registered": f"{registered.name} v{registered.version} @{registered.alias}" if registered else None}
 
 
 def _finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any]) -> None:

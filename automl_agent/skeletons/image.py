@@ -22,7 +22,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from automl_agent.evaluation import label_metrics, time_requests, write_results
-from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64
+from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64, unreadable_images
 from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
@@ -39,7 +39,12 @@ def load_table() -> tuple[pd.DataFrame, str]:
     frame = pd.read_parquet(path) if path.suffix.lower() in {".parquet", ".pq"} else pd.read_csv(path)
     frame.columns = [str(c).strip() for c in frame.columns]
     frame = frame.dropna(subset=[CONFIG["target"], CONFIG["image_column"]])
-    return frame, str(path.resolve().parent)
+    base_dir = str(path.resolve().parent)
+    missing, broken = unreadable_images(frame[CONFIG["image_column"]].astype(str).tolist(), base_dir)
+    if missing or broken:
+        print(f"skipping {len(missing)} missing and {len(broken)} unreadable image(s)", flush=True)
+        frame = frame[~frame[CONFIG["image_column"]].astype(str).isin(set(missing) | set(broken))]
+    return frame, base_dir
 
 
 def image_geometry(frame: pd.DataFrame, base_dir: str) -> tuple[int, int]:

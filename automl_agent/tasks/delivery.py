@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import joblib
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
@@ -16,8 +15,13 @@ from ..agents.contracts import ImplementationVerdict, PipelineResult, Requiremen
 from ..deployments import packaging
 from ..deployments.frames import describe_version, example_frame
 from ..deployments.registry import registry_label
-from ..reporting import write_report
+from ..model_export import load_trained_model
+from ..reporting import HeldOutEvidence, write_report
+from ..reporting import evidence as held_out
 from ..workspace import RegisteredModel
+
+
+EVIDENCE = "evidence.json"
 
 
 def model_requirements() -> list[str]:
@@ -32,10 +36,12 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
     """Load the trained bundle, prove it predicts, log it to MLflow and register it with an alias."""
     ctx = context.get(run)
     attempt = Path(result.workdir)
-    model = joblib.load(attempt / "model" / "model.joblib")
+    model = load_trained_model(attempt, memory_mb=ctx.options.memory_mb)
     schema = json.loads((attempt / "model" / "schema.json").read_text())
     example = example_frame(schema)
     model.predict(example)  # a model that cannot predict is not delivered
+    evidence = held_out.collect(model, spec.problem.downstream_task.value, spec.dataset.path, attempt, schema)
+    (ctx.run_dir / EVIDENCE).write_text(evidence.model_dump_json())
     name = ctx.options.model_name or packaging.safe_name(f"{Path(spec.dataset.path).stem}-{spec.problem.downstream_task.value}")
     alias = "champion" if verdict.passed else "candidate"
     summary = {"task": spec.problem.downstream_task.value, "data": Path(spec.dataset.path).name, "run_id": run.run_id,
@@ -53,23 +59,43 @@ def build_bento(run: RunRef, model_uri: str, registered: RegisteredModel, schema
                                  extra_labels={"registry": registry_label(ctx.tracker.tracking_uri)})
 
 
+def load_evidence(run_dir: Path) -> HeldOutEvidence | None:
+    path = run_dir / EVIDENCE
+    return HeldOutEvidence.model_validate_json(path.read_text()) if path.is_file() else None
+
+
 @task(name="write_demo")
-def write_demo(run: RunRef, model_uri: str, spec: RequirementSpec, schema: dict[str, Any]) -> str:
+def write_demo(run: RunRef, model_uri: str, spec: RequirementSpec, schema: dict[str, Any], card: dict[str, Any]) -> str:
     ctx = context.get(run)
     path = packaging.write_demo(ctx.run_dir, tracking_uri=ctx.tracker.tracking_uri, model_uri=model_uri, schema=schema,
                                 title=f"{spec.dataset.name}: {spec.problem.downstream_task.value.replace('_', ' ')}",
-                                description=spec.problem.description)
+                                description=spec.problem.description, data_path=spec.dataset.path, card=card,
+                                evidence=load_evidence(ctx.run_dir))
     ctx.tracker.file(ctx.mlflow_run_id, path, "deployment")
+    ctx.tracker.file(ctx.mlflow_run_id, path.with_name("demo_config.json"), "deployment")
     return str(path)
+
+
+def _artifact_markdown(markdown: str, tracking_uri: str, mlflow_run_id: str | None) -> str:
+    """The report for Prefect's artifact view, which cannot open files in the run folder: pictures become links to
+    the MLflow server's copies when there is a server, and a pointer to report.html otherwise."""
+    import re
+
+    if tracking_uri.startswith(("http://", "https://")) and mlflow_run_id:
+        base = tracking_uri.rstrip("/")
+        return re.sub(r"!\[([^\]]*)\]\((report_[\w.]+\.png)\)",
+                      lambda m: f"![{m[1]}]({base}/get-artifact?path=report/{m[2]}&run_uuid={mlflow_run_id})", markdown)
+    stripped = re.sub(r"!\[[^\]]*\]\(report_[\w.]+\.png\)\n", "", markdown)
+    return stripped + "\n*The pictures are in report.html, in the run folder and in the MLflow run's report/ folder.*\n"
 
 
 @task(name="report")
 def report(run: RunRef, record_json: str, results: dict[str, Any]) -> str:
     ctx = context.get(run)
-    path, markdown = write_report(ctx.run_dir, json.loads(record_json), results)
-    ctx.tracker.file(ctx.mlflow_run_id, path, "report")
-    for plot in sorted(ctx.run_dir.glob("report_*.png")):
-        ctx.tracker.file(ctx.mlflow_run_id, plot, "report")
-    create_markdown_artifact(markdown, key=f"automl-report-{run.run_id.lower()}"[:100].replace("_", "-"),
+    files = write_report(ctx.run_dir, json.loads(record_json), results, load_evidence(ctx.run_dir))
+    for path in [files.markdown_path, files.html_path, *files.pictures]:
+        ctx.tracker.file(ctx.mlflow_run_id, Path(path), "report")
+    create_markdown_artifact(_artifact_markdown(files.markdown, ctx.tracker.tracking_uri, ctx.mlflow_run_id),
+                             key=f"automl-report-{run.run_id.lower()}"[:100].replace("_", "-"),
                              description=f"automl-agent run {run.run_id}; MLflow run {ctx.mlflow_run_id} at {ctx.tracker.tracking_uri}")
-    return str(path)
+    return files.markdown_path

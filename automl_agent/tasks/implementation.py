@@ -43,7 +43,7 @@ def _progress_printer(ctx: context.StageContext):
     def on_line(line: str) -> None:
         if line.startswith("PROGRESS "):
             p = json.loads(line[9:])
-            ctx.reporter.detail(f"trial {p['trial']:>3}  {p['model']:<24} {p['value']:.4f}  best {p['best']:.4f}  ({p['elapsed_s']:.0f} s)")
+            ctx.reporter.trial(p, budget_s=ctx.options.budget_s)
     return on_line
 
 
@@ -60,8 +60,10 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
     if opts.training_pool:
         outcome = _train_on_pool(ctx, script, spec, attempt, workdir, timeout_s)
     else:
+        data, _ = training.data_snapshot(spec.dataset.path, spec.problem.downstream_task.value)
         outcome = run_script(Path(script.path), workdir, timeout_s=timeout_s, memory_mb=opts.memory_mb,
-                             threads=opts.n_jobs, on_line=_progress_printer(ctx))
+                             threads=opts.n_jobs, on_line=_progress_printer(ctx), read_only=[data],
+                             hide=[ctx.workspace.root])
     log_path = workdir / f"{Path(script.path).stem}.log"
     if log_path.exists():
         ctx.tracker.file(ctx.mlflow_run_id, log_path, "scripts")
@@ -70,11 +72,13 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
         results = json.loads(results_path.read_text())
         ctx.tracker.file(ctx.mlflow_run_id, results_path, f"results/v{script.version}")
         return PipelineResult(ok=True, returncode=0, duration_s=outcome.duration_s, log_path=str(log_path),
-                              results=results, workdir=str(workdir))
+                              results=results, workdir=str(workdir), sandbox=outcome.isolation)
     why = "timed out" if outcome.timed_out else f"exited with code {outcome.returncode}"
+    if outcome.stopped_because and not outcome.timed_out:
+        why += f" ({outcome.stopped_because})"
     return PipelineResult(ok=False, returncode=outcome.returncode, duration_s=outcome.duration_s,
                           log_path=str(log_path), error=f"training script {why}:\n{outcome.tail}",
-                          workdir=str(workdir))
+                          workdir=str(workdir), sandbox=outcome.isolation, stopped_because=outcome.stopped_because)
 
 
 def _train_on_pool(ctx: context.StageContext, script: PipelineScript, spec: RequirementSpec, attempt: int,

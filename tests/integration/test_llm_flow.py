@@ -87,3 +87,56 @@ def test_the_token_budget_stops_the_run_cleanly(run_cli, small_churn, monkeypatc
     assert code == 1 and record.status == "failed"
     assert "--max-tokens-per-run" in record.message and "Traceback" not in err
     assert 500 <= record.llm.tokens < 500 + 2 * 120 and record.llm.max_tokens_per_run == 500
+
+
+HOSTILE = """import sys
+# writes results.json and model/model.joblib, it says
+shell = __import__("sub" + "process")
+for path in [{store!r}, {secret!r}]:
+    try:
+        print("READ", path, len(open(path, "rb").read()))
+    except OSError as exc:
+        print("DENIED", path, type(exc).__name__)
+try:
+    shell.run(["sh", "-c", "echo SHELL_$((40 + 2))"])
+except Exception as exc:
+    print("NO SHELL:", exc)
+while True:
+    sys.stdout.write("spam " * 20000 + "\\n")
+"""
+
+
+def test_a_hostile_script_is_contained_recorded_and_the_next_attempt_runs(run_cli, small_churn, monkeypatch, workdir,
+                                                                         tmp_path):
+    """Code from a model that slips past the static checks: the sandbox contains it, the run says why, the error
+    goes back to the model, and its next attempt trains the model."""
+    from automl_agent.sandbox import bubblewrap
+
+    secret = tmp_path / "home" / ".kaggle" / "kaggle.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"key": "KAGGLE-KEY-MATERIAL"}')
+    monkeypatch.setenv("HOME", str(secret.parent.parent))
+    hostile = HOSTILE.format(store=str(workdir / "mlflow.db"), secret=str(secret))
+
+    def model(body: dict) -> str:
+        first_user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if "Task skeleton" not in first_user:
+            return "{}"
+        if "printed more than" not in first_user:
+            return json.dumps({"source": hostile, "notes": "first try"})
+        return json.dumps({"edits": [{"find": "'cv_folds': 3", "replace": "'cv_folds': 2"}], "notes": "calmer"})
+
+    with ChatServer([], route=model) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code, record, err = run_cli("run", INSTRUCTION, "--data", str(small_churn), "--budget", "5", "--plans", "1",
+                                    "--llm", "openai:local-coder", "--code-attempts", "2")
+    assert code == 0, err
+    assert record.status == "succeeded" and Path(record.script_path).name == "train_v1_a2.py"
+    log = (workdir / "runs" / record.run_id / "attempt_v1" / "train_v1.log").read_text()
+    assert "DENIED" in log and "READ" not in log.replace('print("READ"', "")
+    assert "SHELL_42" not in log and "NO SHELL" in log and "[sandbox] printed more than 64 MB" in log
+    assert (workdir / "runs" / record.run_id / "attempt_v1" / "train_v1.log").stat().st_size < 65 * 2**20
+    if not bubblewrap.unavailable_reason():
+        assert record.sandbox.startswith("bubblewrap")
+    else:
+        assert record.sandbox.startswith("guard only")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,15 +16,13 @@ import psutil
 import pytest
 from mlflow.tracking import MlflowClient
 
+from automl_agent.processes import free_port as _free_port
+
 pytestmark = pytest.mark.integration
 CLI = [sys.executable, "-m", "automl_agent.cli"]
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +56,22 @@ def _stack_processes(info) -> list[psutil.Process]:
     return found
 
 
+def _api(method: str, url: str, **kwargs) -> dict | list:
+    """The Prefect API answers 503 now and then while its SQLite store is busy (its own client retries those too);
+    anything else that is not a success fails the test with the body it sent."""
+    for attempt in range(6):
+        response = httpx.request(method, url, timeout=30, **kwargs)
+        if response.status_code not in (429, 500, 502, 503) or attempt == 5:
+            break
+        time.sleep(1 + attempt)
+    assert response.is_success, f"{method} {url} -> {response.status_code}: {response.text[:2000]}"
+    return response.json()
+
+
 def _wait_flow_run(api: str, flow_run_id: str, timeout: float) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        run = httpx.get(f"{api}/flow_runs/{flow_run_id}", timeout=30).json()
+        run = _api("GET", f"{api}/flow_runs/{flow_run_id}")
         if run["state_type"] in TERMINAL:
             return run
         time.sleep(1)
@@ -84,7 +93,7 @@ def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registr
     assert deployed.returncode == 0, deployed.stderr
     assert "automl-agent/run" in deployed.stdout and "automl-agent-train/gpu" in deployed.stdout
 
-    deployment = httpx.get(f"{api}/deployments/name/automl-agent/run", timeout=30).json()
+    deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
     assert deployment["entrypoint"] == "automl_agent.flows.automl:run" and deployment["work_pool_name"] == "cpu"
     assert {"instruction", "data", "training_pool"} <= set(deployment["parameter_openapi_schema"]["properties"])
     nightly = httpx.get(f"{api}/deployments/name/automl-agent/bench", timeout=30).json()
@@ -92,8 +101,7 @@ def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registr
 
     parameters = {"instruction": "Which customers will churn? F1 at least 0.4.", "data": str(small_churn),
                   "budget": 8, "plans": 2, "training_pool": "gpu", "model_name": "team-churn"}
-    created = httpx.post(f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters},
-                         timeout=30).json()
+    created = _api("POST", f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters})
     flow_run = _wait_flow_run(api, created["id"], timeout=420)
     assert flow_run["state_type"] == "COMPLETED", flow_run["state"]
 

@@ -1,5 +1,6 @@
 import os
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,19 @@ def test_sandbox_caps_memory(tmp_path):
     assert result.returncode != 0 and "ALLOCATED" not in result.log_path.read_text()
 
 
+def _processes_running(marker: str) -> list[int]:
+    """Host pids whose command line mentions `marker` (a pid printed inside the sandbox is in its own namespace)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
 def test_sandboxed_script_dies_with_the_flow_process(tmp_path):
     """A crashed flow (SIGKILL) must not leave its training script running as an orphan."""
     import signal
@@ -80,7 +94,7 @@ def test_sandboxed_script_dies_with_the_flow_process(tmp_path):
     import sys
     import time
 
-    script = _script(tmp_path, "import os, time\nprint('PID', os.getpid(), flush=True)\ntime.sleep(120)\n")
+    script = _script(tmp_path, "import time\nprint('STARTED', flush=True)\ntime.sleep(120)\n")
     flow = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         from pathlib import Path
         from automl_agent.sandbox import run_script
@@ -88,16 +102,15 @@ def test_sandboxed_script_dies_with_the_flow_process(tmp_path):
                    on_line=lambda line: print(line, flush=True))
     """)], stdout=subprocess.PIPE, text=True)
     line = flow.stdout.readline()
-    assert line.startswith("PID"), line
-    child = int(line.split()[1])
+    assert line.startswith("STARTED"), line
+    assert _processes_running(str(script))
     os.kill(flow.pid, signal.SIGKILL)
     flow.wait(timeout=10)
     deadline = time.time() + 10
     while time.time() < deadline:
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
+        if not _processes_running(str(script)):
             return
         time.sleep(0.1)
-    os.kill(child, signal.SIGKILL)
+    for pid in _processes_running(str(script)):
+        os.kill(pid, signal.SIGKILL)
     raise AssertionError("the training script outlived the flow process")

@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Callable, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -218,11 +218,23 @@ class RecordingBrain:
     """Wraps a brain so each answer is validated against the contract, priced, and recorded with its rendered
     prompt; enforces the run's token budget before every step."""
 
-    def __init__(self, brain: Brain, transcript: Transcript, max_tokens: int | None = None):
-        self.brain = brain
+    def __init__(self, brain: "Brain | Callable[[], Brain]", transcript: Transcript, max_tokens: int | None = None):
+        # a callable is called on the first step that needs a brain: a stage that asks no agent (the report) starts
+        # no LLM server
+        self._brain = brain if hasattr(brain, "answer") else None
+        self._make = None if self._brain is not None else brain
         self.transcript = transcript
-        self.name = brain.name
         self.max_tokens = max_tokens
+
+    @property
+    def brain(self) -> Brain:
+        if self._brain is None:
+            self._brain = self._make()
+        return self._brain
+
+    @property
+    def name(self) -> str:
+        return self.brain.name
 
     def answer(self, step: AgentStep[Out]) -> Out:
         used = self.transcript.tokens_used()

@@ -52,7 +52,7 @@ def parse_agent_specs(items: list[str]) -> dict[str, str]:
     return routes
 
 
-def _single(spec: str):
+def _single(spec: str, log_dir: Path | None = None):
     kind, _, arg = spec.partition(":")
     if kind == "offline":
         return OfflineBrain()
@@ -65,7 +65,8 @@ def _single(spec: str):
         from .local_llm import LocalLlamaServer, resolve_model
 
         path = resolve_model(arg)
-        server = LocalLlamaServer.acquire(path, n_ctx=GGUF_CTX)
+        server = LocalLlamaServer.acquire(path, n_ctx=GGUF_CTX,
+                                          log_path=log_dir / "llama-server.log" if log_dir is not None else None)
         brain = LLMBrain(path.stem, base_url=server.base_url, api_key="local", name=f"gguf:{path.stem}",
                          max_tokens=GGUF_MAX_TOKENS, code_max_tokens=GGUF_CODE_MAX_TOKENS, string_max_length=300,
                          timeout=600.0, max_retries=1, on_close=server.release)
@@ -78,15 +79,16 @@ def _single(spec: str):
     raise AssertionError("unreachable")
 
 
-def make_brain(spec: str, by_agent: dict[str, str] | None = None):
+def make_brain(spec: str, by_agent: dict[str, str] | None = None, log_dir: Path | None = None):
+    """`log_dir`: where a local llama.cpp server writes its log (the run folder), instead of the terminal."""
     validate_spec(spec)
-    default = _single(spec)
+    default = _single(spec, log_dir)
     if not by_agent:
         return default
     built: dict[str, object] = {spec: default}
     routes = {}
     for agent, agent_spec in by_agent.items():
         if agent_spec not in built:
-            built[agent_spec] = _single(agent_spec)
+            built[agent_spec] = _single(agent_spec, log_dir)
         routes[agent] = built[agent_spec]
     return RoutedBrain(default, routes)

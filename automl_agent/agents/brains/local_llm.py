@@ -5,7 +5,9 @@ run ends. `gguf:gemma3-270m` names the tiny model shipped by the `gemma3-270m-q4
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -40,14 +42,59 @@ def check_available(name_or_path: str) -> None:
         raise UserFacingError("--llm gguf needs the xllamacpp package.", INSTALL_HINT) from exc
 
 
+class NativeLogToFile:
+    """llama.cpp writes its log (load, slot and timing lines) from C++ straight to file descriptor 2. While a server
+    lives, descriptor 2 points at a log file, and Python's sys.stderr writes to the terminal through a copy of the
+    original descriptor, so the user sees the run's progress and none of the server's chatter."""
+
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sys.stderr.flush()
+        self.path = path
+        self._terminal = os.dup(2)
+        log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(log, 2)
+        os.close(log)
+        self._log_identity = _identity(2)
+        self._python_stderr = sys.stderr
+        encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+        self._replacement = io.TextIOWrapper(os.fdopen(os.dup(self._terminal), "wb", buffering=0), encoding=encoding,
+                                             errors="backslashreplace", write_through=True)
+        sys.stderr = self._replacement
+
+    def restore(self) -> None:
+        """Undo only what is still ours: the server may stop after someone else (a test harness, another redirect)
+        replaced sys.stderr or descriptor 2, and theirs must stay as they left it."""
+        if self._terminal < 0:
+            return
+        if sys.stderr is self._replacement:
+            self._replacement.flush()
+            sys.stderr = self._python_stderr
+        if _identity(2) == self._log_identity:
+            os.dup2(self._terminal, 2)
+        os.close(self._terminal)
+        self._terminal = -1
+        # the replacement is not closed: a logging handler made while it was sys.stderr may still write to it
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        status = os.fstat(fd)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 class LocalLlamaServer:
     """One llama.cpp server per model file and process, shared by every brain that names it."""
 
     _servers: dict[str, "LocalLlamaServer"] = {}
     _lock = threading.Lock()
 
-    def __init__(self, model_path: Path, n_ctx: int, threads: int):
+    def __init__(self, model_path: Path, n_ctx: int, threads: int, log_path: Path | None = None):
         import xllamacpp
+
+        self._log = NativeLogToFile(log_path) if log_path is not None else None
 
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
@@ -62,12 +109,13 @@ class LocalLlamaServer:
         self.users = 0
 
     @classmethod
-    def acquire(cls, model_path: Path, n_ctx: int = 8192, threads: int | None = None) -> "LocalLlamaServer":
+    def acquire(cls, model_path: Path, n_ctx: int = 8192, threads: int | None = None,
+                log_path: Path | None = None) -> "LocalLlamaServer":
         key = str(model_path.resolve())
         with cls._lock:
             server = cls._servers.get(key)
             if server is None:
-                server = cls(model_path, n_ctx, threads or os.cpu_count() or 1)
+                server = cls(model_path, n_ctx, threads or os.cpu_count() or 1, log_path)
                 cls._servers[key] = server
             server.users += 1
             return server
@@ -78,3 +126,5 @@ class LocalLlamaServer:
             if self.users <= 0:
                 self._servers.pop(str(self.model_path.resolve()), None)
                 self._server = None  # the C++ server stops in its destructor
+                if self._log is not None:
+                    self._log.restore()

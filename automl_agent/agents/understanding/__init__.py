@@ -4,7 +4,8 @@ and how sure we are. Used by the offline brain and as the cross-check of any oth
 from __future__ import annotations
 
 from .request import judge_request
-from .target import NAMED, TargetDecision, classifiable, decide_target, eligible_columns, held_labels
+from .target import (NAMED, TargetDecision, classifiable, decide_target, eligible_columns, held_labels,
+                     named_but_unusable)
 
 
 def sentence_encoder():
@@ -22,5 +23,5 @@ def sentence_encoder():
     return similarity
 
 
-__all__ = ["NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "judge_request",
+__all__ = ["NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",
            "sentence_encoder"]

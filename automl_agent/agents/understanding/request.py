@@ -28,10 +28,39 @@ LEARNING = re.compile(
     r"|neural|network|random forest|regressor|rout(?:e|es|ing)|assign|prioriti[sz]e)\w*")
 
 
+# attempts to steer the agent itself, each with what it asks for
+STEERING = {
+    "set aside its rules": re.compile(r"\b(?:ignore|disregard|forget|override|bypass)\b[^.;!?]{0,40}\b(?:instructions?"
+                                      r"|rules?|prompts?|guardrails?|restrictions?)\b|\bjailbreak|\bdeveloper mode\b"),
+    "reveal its instructions or secrets": re.compile(
+        r"\bsystem prompt\b|\b(?:print|show|reveal|tell|give|leak|dump|display|output|share|repeat)\b[^\n]{0,30}"
+        r"\byour (?:instructions|prompt|rules)\b|\b(?:print|show|reveal|tell|give|send|leak|dump|read|display|output"
+        r"|share|post|upload|e-?mail|copy|include|cat)\b[^\n]{0,40}(?:api[ _-]?keys?\b|\bpasswords?\b|\bsecrets?\b"
+        r"|\b(?:access |auth |api )tokens?\b|\bcredentials?\b|\bid_rsa\b|\.ssh\b|\bprivate keys?\b"
+        r"|kaggle\.json|\.env\b|\benvironment variables?\b)"),
+    "send data elsewhere": re.compile(r"\bexfiltrat\w*|\b(?:send|post|upload|forward|e-?mail)\b[^\n]{0,80}?"
+                                      r"(?:https?://|\bto (?:my|our|this|an?) (?:server|url|endpoint|address|bucket))"),
+    "run commands": re.compile(r"\brm -rf\b|\b(?:curl|wget|chmod|sudo|bash|powershell)\b"
+                               r"|`\s*(?:rm|curl|wget|sudo|bash|sh|cat|chmod|python|ls|nc)\b[^`]*`"
+                               r"|\brun (?:the |this |a |any )?(?:command|shell|script)s?\b"),
+}
+
+
+SMALLTALK = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|thanks|thank you)\b"
+                       r"|\bhow are you\b|\bwho are you\b|\bwhat can you do\b|\bwhat(?:'s| is) up\b")
+
+
+def steering(text: str) -> list[str]:
+    """What an instruction asks of the agent beyond learning from the data: its rules set aside, its secrets, data
+    sent elsewhere, commands run. Empty for an honest request."""
+    text = text.lower()
+    return [what for what, pattern in STEERING.items() if pattern.search(text)]
+
+
 def asks_for_something_else(text: str) -> bool:
     """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data."""
     text = text.lower()
-    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text))
+    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text) or steering(text))
 
 
 def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None) -> tuple[bool, str]:
@@ -40,12 +69,19 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     text = instruction.lower().strip()
     if not text:
         return False, "The instruction is empty. Say what to predict from the data, e.g. 'Predict churn; F1 at least 0.6'."
+    steered = steering(text)
+    if steered:
+        return False, (f"The instruction asks the agent to {' and to '.join(steered)}. automl-agent does none of "
+                       "that: it trains a model on the data it is given, and nothing else.")
     if asks_for_something_else(text):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
     named = decision is not None and decision.how in NAMED | {"tie"}
     named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
     question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
+    if SMALLTALK.search(text) and not (flag or named or LEARNING.search(text)):
+        return False, ("This reads as small talk, not a machine-learning request. Say what to predict, classify, "
+                       "cluster or forecast from the data, e.g. 'Predict churn from this table'.")
     if flag or named or question or LEARNING.search(text):
         return True, ""
     return False, ("This does not read as a machine-learning request: it names nothing in the data and asks for no "

@@ -537,3 +537,28 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
                          r"correspond\w*|recover\w*|rand)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
                 return column.name
     return None
+
+
+def named_but_unusable(instruction: str, profile: DataProfile) -> str | None:
+    """Why the column the instruction names cannot be predicted (it is empty, holds one value, or identifies rows),
+    or None when it names no such column: said instead of asking which column was meant."""
+    text = instruction.lower()
+    toks = tokens(text)
+    constants = [c for c in profile.columns if c.kind == "constant"]
+    ids = [c for c in profile.columns if c.kind == "identifier"]
+    def spaced(words: str) -> str:
+        return " " + re.sub(r"[_\W]+", " ", words.lower()).strip() + " "
+
+    column = _explicit(text, constants + ids) or next(
+        (c for c in constants if any(e.score >= 0.7 for e in _mentions(c, text, toks))), None) or next(
+        # an id only when its whole name is said ('by customer_id'): 'each student' is not 'student_id'
+        (c for c in ids if spaced(c.name) in spaced(text)), None)
+    if column is None:
+        return None
+    if column.kind == "identifier":
+        return (f"{column.name!r} has a different value in every row ({column.n_unique} of {profile.n_rows}): it "
+                "identifies rows, and a model cannot learn it")
+    if column.missing >= profile.n_rows:
+        return f"{column.name!r} is empty: none of its {profile.n_rows} rows has a value"
+    value = column.examples[0] if column.examples else "?"
+    return f"{column.name!r} has the same value ({value!r}) in every row: there is nothing to predict"
