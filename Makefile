@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 WORKDIR ?= .automl
 DEMO_INSTRUCTION ?= Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms.
 
-.PHONY: setup system-packages demo test test-fast bench clean
+.PHONY: setup system-packages demo test test-fast bench autogluon clean
 
 $(BIN)/automl-agent: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,18 @@ test-fast: setup
 
 bench: setup
 	$(BIN)/python benchmarks/foundation.py
+
+# AutoGluon as a bench baseline (`automl-agent bench --baseline autogluon`) lives in an environment of its own: it
+# pins pandas below the version automl-agent uses. About 2 GB (CPU torch for its neural models).
+AUTOGLUON_VENV := .venv-autogluon
+autogluon: $(AUTOGLUON_VENV)/bin/python
+
+$(AUTOGLUON_VENV)/bin/python:
+	$(PYTHON) -m venv $(AUTOGLUON_VENV)
+	$(AUTOGLUON_VENV)/bin/python -m pip install --quiet --upgrade pip uv
+	$(AUTOGLUON_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(AUTOGLUON_VENV)/bin/uv pip install --quiet --python $(AUTOGLUON_VENV)/bin/python \
+		"autogluon.tabular[lightgbm,catboost,xgboost,fastai]==1.6.3"
 
 clean:
 	rm -rf $(WORKDIR) .pytest_cache

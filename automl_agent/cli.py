@@ -131,6 +131,11 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"))
     bench.add_argument("--plans", type=int, default=3)
     bench.add_argument("--no-baseline", action="store_true", help="skip the conventional baseline")
+    bench.add_argument("--baseline", action="append", choices=["autogluon"], default=[], dest="extra_baselines",
+                       help="add a baseline beside the default one: autogluon (TabularPredictor, medium_quality, the "
+                            "same split and budget; tabular classification and regression; needs `make autogluon`)")
+    bench.add_argument("--only", metavar="DATASET[,DATASET]", default=None,
+                       help="run only these datasets of the suite (e.g. --only diamonds,ames)")
     bench.add_argument("--prefect", default=None, metavar="MODE", help="as for `run`")
 
     server = sub.add_parser("server", help="your Prefect server (UI and API): start, stop or show it",
@@ -350,6 +355,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .agents.brains.factory import validate_spec
 
     validate_spec(args.llm)
+    if "autogluon" in args.extra_baselines:
+        from .benchmark.autogluon_baseline import autogluon_python
+
+        autogluon_python()  # before hours of benchmarking, not after
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
     prefect_server = _connect_prefect(args.prefect, workdir)
@@ -360,7 +369,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         options = BenchOptions(suite=args.suite, settings=["free", "aware"] if args.setting == "both" else [args.setting],
                                repeats=args.repeats, budget_s=args.budget or (10.0 if args.quick else 60.0),
                                quick=args.quick, workdir=str(workdir), llm=args.llm, n_plans=args.plans,
-                               baseline=not args.no_baseline)
+                               baseline=not args.no_baseline, extra_baselines=args.extra_baselines,
+                               only=[d.strip() for d in args.only.split(",") if d.strip()] if args.only else [])
     except ValueError as exc:
         _error(f"invalid options: {exc}")
         return EXIT_USAGE

@@ -9,6 +9,23 @@ CLASSIFICATION_TASKS = {"tabular_classification", "text_classification"}
 SCALED_MODELS = {"logistic_regression", "ridge", "kmeans", "gaussian_mixture", "birch"}
 
 
+def prefers_log_target(y, metric: str) -> bool:
+    """Whether a regression target is worth trying on the log1p scale: the metric is relative (RMSLE, MAPE), or the
+    target is positive and right-skewed (skewness above 1, as prices and counts are). The search still tries the
+    raw scale too and keeps whichever validates better."""
+    values = np.asarray(y, dtype=float)
+    values = values[np.isfinite(values)]
+    if len(values) < 10 or values.min() < 0:
+        return False
+    if metric in {"rmsle", "mape"}:
+        return True
+    spread = values.std()
+    if spread == 0:
+        return False
+    skewness = float(np.mean(((values - values.mean()) / spread) ** 3))
+    return skewness > 1.0
+
+
 def make_estimator(key: str, params: dict, *, task: str, seed: int = 0, n_jobs: int = 1):
     """The unfitted estimator for a knowledge-base model key with these hyperparameters. For regression,
     `log_target=True` fits on log1p of the target and predicts back on its scale."""

@@ -106,6 +106,9 @@ def count_parameters(model) -> int | None:
     est = model
     for attr in ("estimator_", "estimator"):
         est = getattr(est, attr, est)
+    if hasattr(est, "named_estimators_"):  # a blend: its members' numbers
+        counts = [count_parameters(member) for member in est.estimators_]
+        return None if None in counts else int(sum(counts))
     encoder_parameters = getattr(est[0], "n_parameters_", 0) if isinstance(est, Pipeline) else 0
     own = _estimator_parameters(est[-1] if isinstance(est, Pipeline) else est)
     return None if own is None else own + int(encoder_parameters)

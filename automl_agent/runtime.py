@@ -65,6 +65,50 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         return np.asarray(self.feature_names_out_, dtype=object)
 
 
+CLUSTER_REPRESENTATIONS = ("scaled", "log", "drop1", "log_drop1")
+
+
+class ClusterSpace(TransformerMixin, BaseEstimator):
+    """The space a clustering model sees, after FrameEncoder (unscaled): the first `n_numeric` columns optionally on
+    the log1p scale (those never negative in training), standardised, and optionally with their first principal
+    component projected out, which removes a factor that dominates every measurement (overall size in body
+    measurements); the one-hot columns pass through. `kind` is one of CLUSTER_REPRESENTATIONS."""
+
+    def __init__(self, n_numeric: int = 0, kind: str = "scaled"):
+        self.n_numeric = n_numeric
+        self.kind = kind
+
+    def _numeric(self, X: np.ndarray) -> np.ndarray:
+        block = np.asarray(X[:, : self.n_numeric], dtype=float)
+        if self.log_columns_.any():
+            block = block.copy()
+            block[:, self.log_columns_] = np.log1p(np.clip(block[:, self.log_columns_], 0, None))
+        return block
+
+    def fit(self, X, y=None):
+        X = np.asarray(X, dtype=float)
+        raw = X[:, : self.n_numeric]
+        self.log_columns_ = (raw.min(axis=0) >= 0) if self.kind.startswith("log") and self.n_numeric else \
+            np.zeros(self.n_numeric, dtype=bool)
+        block = self._numeric(X)
+        self.means_ = block.mean(axis=0)
+        std = block.std(axis=0)
+        self.stds_ = np.where(std > 0, std, 1.0)
+        scaled = (block - self.means_) / self.stds_
+        self.dropped_ = np.empty((0, self.n_numeric))
+        if self.kind.endswith("drop1") and self.n_numeric >= 3:
+            _, _, components = np.linalg.svd(scaled - scaled.mean(axis=0), full_matrices=False)
+            self.dropped_ = components[:1]
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        scaled = (self._numeric(X) - self.means_) / self.stds_
+        if len(self.dropped_):
+            scaled = scaled - (scaled @ self.dropped_.T) @ self.dropped_
+        return np.hstack([scaled, X[:, self.n_numeric:]])
+
+
 MINILM_PARAMETERS = 22_713_216  # all-MiniLM-L6-v2
 
 

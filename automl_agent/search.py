@@ -51,16 +51,33 @@ def default_trial(index: int, key: str, candidate: dict) -> dict:
     return params
 
 
-def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[str, ...] = ()) -> None:
-    """Every candidate's defaults are tried before the sampler explores; models named in `first` go first."""
+def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[str, ...] = (),
+                     overrides: dict | None = None) -> None:
+    """Every candidate's defaults are tried before the sampler explores; models named in `first` go first.
+    `overrides` (e.g. a log target the data calls for) replace defaults wherever a candidate searches that
+    parameter, and the lead candidate is also tried without them, so validation decides between the two. A
+    candidate's `warm_starts` (configurations the knowledge base knows to do well) follow all the defaults."""
     order = sorted(enumerate(candidates), key=lambda item: item[1]["model"] not in first)
+
+    def enqueue(index: int, candidate: dict, values: dict) -> None:
+        point = {**candidate, "hyperparameters": {**candidate["hyperparameters"], **values}}
+        study.enqueue_trial(default_trial(index, candidate["model"], point), skip_if_exists=True)
+
     for index, candidate in order:
-        study.enqueue_trial(default_trial(index, candidate["model"], candidate), skip_if_exists=True)
+        changed = {k: v for k, v in (overrides or {}).items() if k in candidate["search_space"]}
+        enqueue(index, candidate, changed)
+        if changed and index == order[0][0]:
+            enqueue(index, candidate, {})
+    # then the knowledge base's proven configurations (warm starts), costlier than the defaults
+    for index, candidate in order:
+        changed = {k: v for k, v in (overrides or {}).items() if k in candidate["search_space"]}
+        for warm in candidate.get("warm_starts") or []:
+            enqueue(index, candidate, {**warm, **changed})
 
 
 def progress_printer(started: float) -> Callable[[optuna.Study, optuna.trial.FrozenTrial], None]:
     def report(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-        if trial.value is None:
+        if trial.value is None or trial.state != optuna.trial.TrialState.COMPLETE:  # pruned: a partial score
             return
         print("PROGRESS " + json.dumps({
             "trial": trial.number + 1, "model": trial.user_attrs.get("model_key"), "value": round(trial.value, 6),

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from . import knowledge_base as kb
 from .brains.base import AgentStep, RecordingBrain
 from .contracts import GeneratedScript, PipelineScript, PlanOutcome, RequirementSpec, ScriptEdit
 
@@ -37,7 +38,12 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "metric": spec.problem.metric,
         "direction": spec.problem.metric_direction,
         "n_clusters": spec.problem.n_clusters,
-        "candidates": [c.model_dump(mode="json", include={"model", "hyperparameters", "search_space"}) for c in outcome.model.candidates],
+        # upper limits the search must respect beyond its metric (a blend that breaks one is not kept)
+        "limits": {c.name: c.target for c in spec.problem.constraints
+                   if c.name in {"latency_ms", "model_size_mb", "n_parameters"} and c.op in {"<", "<="}},
+        "candidates": [{**c.model_dump(mode="json", include={"model", "hyperparameters", "search_space"}),
+                        "warm_starts": kb.models(spec.problem.downstream_task).get(c.model, {}).get("warm_starts", [])}
+                       for c in outcome.model.candidates],
         "test_size": 0.2,
         "cv_folds": 3,
         "holdout_above_rows": 20000,

@@ -362,6 +362,8 @@ def _implement(ctx: context.StageContext, spec: RequirementSpec, chosen, version
             if result.ok:
                 r = result.results
                 say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
+                for line in _search_notes(r):
+                    say(line)
             else:
                 say(result.error.splitlines()[0])
         if result.ok and _results_complete(result):
@@ -369,6 +371,20 @@ def _implement(ctx: context.StageContext, spec: RequirementSpec, chosen, version
         error = result.error or "results.json lacks metrics or primary_metric"
     assert script is not None and result is not None
     return script, result
+
+
+def _search_notes(results: dict) -> list[str]:
+    """What the search decided beyond the best trial: the clustering representation, a blend kept or not."""
+    notes = []
+    if (results.get("representation") or {}).get("reason"):
+        notes.append("representation: " + results["representation"]["reason"])
+    blend = results.get("ensemble")
+    if blend:
+        members = ", ".join(f"{m['model']} (trial {m['trial']}) x{m['weight']:.2f}" for m in blend["members"])
+        verdict = "kept" if blend["kept"] else "not kept: it breaks a latency or size limit"
+        notes.append(f"blend of {members}: validation {blend['validation']:.4f} against the best single "
+                     f"{blend['best_single_validation']:.4f}; {verdict}")
+    return notes
 
 
 def _results_complete(result: PipelineResult) -> bool:

@@ -14,9 +14,10 @@ from pydantic import BaseModel, Field
 
 from .. import context
 from ..agents.contracts import attempt_dir
-from ..benchmark.baselines import baseline_name, score_baseline
+from ..benchmark.baselines import baseline_name, extra_baseline_name, score_baseline, score_extra_baseline
 from ..benchmark.suite import BenchCase, Setting, load_suite, materialise
 from ..console import Reporter
+from ..errors import UserFacingError
 from ..scoring import comprehensive_score, normalised_performance
 from ..settings import RunOptions, default_tracking_uri
 from ..tracking import Tracker
@@ -34,6 +35,8 @@ class BenchOptions(BaseModel):
     llm: str = "offline"
     n_plans: int = 3
     baseline: bool = True
+    extra_baselines: list[Literal["autogluon"]] = Field(default_factory=list)
+    only: list[str] = Field(default_factory=list)  # dataset names; empty: every case of the suite
 
     @property
     def workdir_path(self) -> Path:
@@ -55,6 +58,7 @@ class BenchRow(BaseModel):
     baseline: str
     baseline_value: float | None = None
     baseline_nps: float | None = None
+    other_baselines: dict[str, float | None] = Field(default_factory=dict)  # `--baseline NAME`, by display name
     wall_s: float = 0.0
     message: str = ""
 
@@ -76,7 +80,11 @@ def bench_flow(options: BenchOptions, reporter: Reporter | None = None) -> Bench
     started = time.perf_counter()
     bench_id = new_run_id()
     suite = load_suite(options.suite)
-    cases = [c for c in suite.cases if c.quick or not options.quick]
+    cases = [c for c in suite.cases if (c.quick or not options.quick) and (not options.only or c.dataset in options.only)]
+    unknown = sorted(set(options.only) - {c.dataset for c in suite.cases})
+    if unknown:
+        raise UserFacingError(f"The suite {suite.name!r} has no dataset named {', '.join(unknown)}.",
+                              f"Its datasets: {', '.join(c.dataset for c in suite.cases)}.")
     out_dir = options.workdir_path / "bench" / bench_id
     rows: list[BenchRow] = []
     total = len(cases) * len(options.settings) * options.repeats
@@ -89,6 +97,7 @@ def bench_flow(options: BenchOptions, reporter: Reporter | None = None) -> Bench
                 rows.append(row)
                 shown = "-" if row.value is None else f"{row.value:.4f}"
                 base = "-" if row.baseline_value is None else f"{row.baseline_value:.4f}"
+                base += "".join(f"; {name} {'-' if v is None else f'{v:.4f}'}" for name, v in row.other_baselines.items())
                 reporter.say(f"  [{len(rows)}/{total}] {case.dataset:<22} {setting:<5} {row.status:<15} "
                              f"{row.metric}={shown} (baseline {base})  SR {row.sr:.2f}  CS {row.cs:.3f}  {row.wall_s:.0f} s")
     report = BenchReport(bench_id=bench_id, suite=suite.name, options=options, rows=rows, averages=_averages(rows),
@@ -125,6 +134,13 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
         else:
             row.baseline_value = baseline
             row.baseline_nps = None if baseline is None else normalised_performance(case.metric, baseline)
+    for name in options.extra_baselines if split is not None and split.exists() else []:
+        try:
+            value = score_extra_baseline(name, case.task, case.metric, data, split, options.budget_s)
+        except Exception as exc:
+            row.message = (row.message + f" {extra_baseline_name(name)} failed: {type(exc).__name__}: {exc}").strip()
+            value = None
+        row.other_baselines[extra_baseline_name(name)] = value
     return row
 
 
@@ -145,15 +161,18 @@ def _averages(rows: list[BenchRow]) -> dict[str, dict[str, float | int]]:
 
 
 def to_markdown(report: BenchReport) -> str:
+    others = list(dict.fromkeys(name for r in report.rows for name in r.other_baselines))
     lines = [f"# Benchmark {report.bench_id}: suite {report.suite}", "",
              f"budget {report.options.budget_s:g} s per run, brain {report.options.llm}, {report.options.repeats} repeat(s); "
              f"whole suite {report.wall_s:.0f} s. NPS = 1/(1+loss) for losses; CS = 0.5 SR + 0.5 NPS.", "",
-             "| task | dataset | setting | status | metric | agent | baseline | baseline value | SR | NPS | baseline NPS | CS | wall s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| task | dataset | setting | status | metric | agent | baseline | baseline value | "
+             + "".join(f"{name} | " for name in others) + "SR | NPS | baseline NPS | CS | wall s |",
+             "|---|---|---|---|---|---|---|---|" + "---|" * len(others) + "---|---|---|---|---|"]
+    fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
     for r in report.rows:
-        fmt = lambda v: "-" if v is None else f"{v:.4f}"  # noqa: E731
         lines.append(f"| {r.task} | {r.dataset} | {r.setting} | {r.status} | {r.metric} | {fmt(r.value)} | {r.baseline} | "
-                     f"{fmt(r.baseline_value)} | {r.sr:.2f} | {r.nps:.4f} | {fmt(r.baseline_nps)} | {r.cs:.4f} | {r.wall_s:.0f} |")
+                     f"{fmt(r.baseline_value)} | " + "".join(f"{fmt(r.other_baselines.get(name))} | " for name in others)
+                     + f"{r.sr:.2f} | {r.nps:.4f} | {fmt(r.baseline_nps)} | {r.cs:.4f} | {r.wall_s:.0f} |")
     lines += ["", "| setting | runs | not implemented | SR | NPS | CS | slowest run s |", "|---|---|---|---|---|---|---|"]
     for setting, a in report.averages.items():
         lines.append(f"| {setting} | {a['runs']} | {a['not_implemented']} | {a['sr']:.3f} | {a['nps']:.3f} | {a['cs']:.3f} | "

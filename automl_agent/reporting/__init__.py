@@ -121,7 +121,7 @@ def write_report(run_dir: Path, record: dict[str, Any], results: dict[str, Any],
             blocks.append(Picture(history, "Every trial's validation score by model family; the line is the best "
                                            "so far."))
         importance = plots.bars(plots.parameter_importance(results), run_dir / "report_params.png",
-                                f"Which hyperparameters of {results.get('best_model')} mattered",
+                                f"Which hyperparameters of {results.get('lead_model') or results.get('best_model')} mattered",
                                 "importance (Optuna's fANOVA, sums to 1)")
         if importance:
             blocks.append(Picture(importance, "Hyperparameter importance from Optuna, over the trials of the chosen "

@@ -5,6 +5,8 @@ its picture does not apply or has nothing to show."""
 
 from __future__ import annotations
 
+import warnings
+
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +56,7 @@ def parameter_importance(results: dict[str, Any]) -> dict[str, float]:
     import optuna
     from optuna.distributions import json_to_distribution
 
-    best = results.get("best_model")
+    best = results.get("lead_model") or results.get("best_model")  # a blend's lead member is a family
     trials = [t for t in results.get("trials", []) if t.get("value") is not None and t.get("model") == best
               and t.get("distributions")]
     if len(trials) < 4:
@@ -69,7 +71,9 @@ def parameter_importance(results: dict[str, Any]) -> dict[str, float]:
             params={k: t["params"][k] for k in names}, value=t["value"],
             distributions={k: json_to_distribution(t["distributions"][k]) for k in names}))
     try:
-        return {k: float(v) for k, v in optuna.importance.get_param_importances(study, normalize=True).items()}
+        with warnings.catch_warnings():  # Optuna's notes on its own estimator are not the user's business
+            warnings.simplefilter("ignore")
+            return {k: float(v) for k, v in optuna.importance.get_param_importances(study, normalize=True).items()}
     except (RuntimeError, ValueError):  # parameters that never varied, or too few trials
         return {}
 

@@ -25,8 +25,10 @@ from sklearn.pipeline import Pipeline
 
 from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
                                      regression_metrics, tabular_schema, time_requests, write_results)
-from automl_agent.estimators import CLASSIFICATION_TASKS, SCALED_MODELS, make_estimator
-from automl_agent.runtime import FrameEncoder, forget_embeddings
+from automl_agent import ensembling
+from automl_agent.estimators import CLASSIFICATION_TASKS, SCALED_MODELS, make_estimator, prefers_log_target
+from automl_agent.clustering import choose_representation
+from automl_agent.runtime import ClusterSpace, FrameEncoder, forget_embeddings
 from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
 
 warnings.filterwarnings("ignore")
@@ -80,10 +82,17 @@ PREPROCESSOR_PARAMS = {"max_features", "ngram_max", "char_ngrams"}
 
 
 # ---------------------------------------------------------------- models
+REPRESENTATION: dict = {"kind": "scaled"}  # clustering: set once from the training rows (clustering.choose_representation)
+
+
 def make_pipeline(key: str, params: dict) -> Pipeline:
     features = {k: v for k, v in params.items() if k in PREPROCESSOR_PARAMS}
     model_params = {k: v for k, v in params.items() if k not in PREPROCESSOR_PARAMS}
     estimator = make_estimator(key, model_params, task=TASK, seed=SEED, n_jobs=N_JOBS)
+    if TASK == "tabular_clustering":
+        return Pipeline([("preprocess", FrameEncoder(numeric=CONFIG["numeric"], categorical=CONFIG["categorical"])),
+                         ("represent", ClusterSpace(n_numeric=len(CONFIG["numeric"]), kind=REPRESENTATION["kind"])),
+                         ("model", estimator)])
     return Pipeline([("preprocess", build_preprocessor(key, features)), ("model", estimator)])
 
 
@@ -104,31 +113,67 @@ def cv_splits(X, y):
     return list(KFold(n_splits=CONFIG["cv_folds"], shuffle=True, random_state=SEED).split(X))
 
 
-def supervised_score(key: str, params: dict, X, y, splits, pos_label, tune_threshold: bool):
+def holdout_split(splits) -> bool:
+    """Large tables are validated on one holdout split; there a trial is first trained on a third of the rows, and
+    Optuna's successive halving stops those that rank in the bottom two thirds at that size."""
+    return len(splits) == 1 and not TEXT
+
+
+def fit_and_predict(key: str, params: dict, X_fit, y_fit, X_val, pos_label):
+    pipe = make_pipeline(key, params)
+    pipe.fit(X_fit, y_fit)
+    if not CLASSIFICATION:
+        return pipe.predict(X_val), None
+    proba = pipe.predict_proba(X_val) if hasattr(pipe, "predict_proba") else None
+    return pipe.predict(X_val), (proba, list(pipe.classes_))
+
+
+def score_predictions(truth, pred, proba, classes, pos_label, tune_threshold: bool):
+    """The metric of out-of-fold predictions; for F1 on two classes the threshold is tuned on them first."""
     metric = CONFIG["metric"]
-    oof_pred, oof_proba, truth = [], [], []
-    for train_idx, val_idx in splits:
-        pipe = make_pipeline(key, params)
-        pipe.fit(X.iloc[train_idx], y.iloc[train_idx])
-        X_val = X.iloc[val_idx]
-        truth.append(y.iloc[val_idx])
-        oof_pred.append(pipe.predict(X_val))
-        if pos_label is not None and hasattr(pipe, "predict_proba"):
-            classes = list(pipe.classes_)
-            oof_proba.append(pipe.predict_proba(X_val)[:, classes.index(pos_label)])
-    truth = pd.concat(truth)
-    pred = np.concatenate(oof_pred)
-    proba = np.concatenate(oof_proba) if oof_proba else None
     threshold = None
     if CLASSIFICATION:
-        if tune_threshold and proba is not None:
-            threshold, _ = best_threshold(truth, proba, pos_label)
+        positive = None if proba is None or pos_label is None else proba[:, classes.index(pos_label)]
+        if proba is not None and pred is None:
+            pred = np.asarray(classes, dtype=object)[proba.argmax(axis=1)]
+        if tune_threshold and positive is not None:
+            threshold, _ = best_threshold(truth, positive, pos_label)
             labels = sorted(truth.unique(), key=lambda v: v == pos_label)
-            pred = np.where(proba >= threshold, pos_label, labels[0])
-        scores = classification_metrics(truth, pred, proba, pos_label)
+            pred = np.where(positive >= threshold, pos_label, labels[0])
+        scores = classification_metrics(truth, pred, positive, pos_label)
     else:
         scores = regression_metrics(truth, pred)
     return scores.get(metric, scores.get("accuracy", scores.get("rmse"))), threshold
+
+
+def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tune_threshold: bool):
+    """The trial's validation score, its tuned threshold, and its out-of-fold predictions (probabilities for
+    classes) for ensemble selection."""
+    if holdout_split(splits):
+        train_idx, val_idx = splits[0]
+        third = train_idx[: max(200, len(train_idx) // 3)]
+        pred, probs = fit_and_predict(key, params, X.iloc[third], y.iloc[third], X.iloc[val_idx], pos_label)
+        early, _ = score_predictions(y.iloc[val_idx], pred, *(probs or (None, None)), pos_label, tune_threshold)
+        trial.report(early, step=1)
+        if trial.should_prune():
+            raise optuna.TrialPruned()
+    oof_pred, oof_proba, truth, classes = [], [], [], None
+    for train_idx, val_idx in splits:
+        pred, probs = fit_and_predict(key, params, X.iloc[train_idx], y.iloc[train_idx], X.iloc[val_idx], pos_label)
+        truth.append(y.iloc[val_idx])
+        oof_pred.append(pred)
+        if probs is not None and probs[0] is not None:
+            oof_proba.append(probs[0])
+            classes = probs[1]
+    truth = pd.concat(truth)
+    pred = np.concatenate(oof_pred)
+    proba = np.concatenate(oof_proba) if len(oof_proba) == len(splits) else None
+    score, threshold = score_predictions(truth, pred, proba, classes, pos_label, tune_threshold)
+    kept = (proba if CLASSIFICATION else pred.astype(float))
+    return score, threshold, kept, classes
+
+
+OOF: dict[int, np.ndarray] = {}  # trial number -> its out-of-fold predictions, for ensemble selection
 
 
 def run_search(X_train, y_train, pos_label):
@@ -137,31 +182,68 @@ def run_search(X_train, y_train, pos_label):
     tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
     splits = cv_splits(X_train, y_train) if TASK != "tabular_clustering" else None
     sample = X_train.sample(min(len(X_train), 3000), random_state=SEED) if TASK == "tabular_clustering" else None
+    if TASK == "tabular_clustering":
+        numeric = FrameEncoder(numeric=CONFIG["numeric"], categorical=[]).fit_transform(X_train)
+        REPRESENTATION.update(choose_representation(numeric))
+        print(f"representation: {REPRESENTATION['reason']}", flush=True)
 
     def objective(trial: optuna.Trial) -> float:
         candidate, params = suggest_candidate(trial, candidates)
         key = candidate["model"]
         params.update(fixed_params(key, params))
+        trial.set_user_attr("model_key", key)
+        trial.set_user_attr("params", params)
         if TASK == "tabular_clustering":
             pipe = make_pipeline(key, params)
             labels = pipe.fit_predict(sample) if hasattr(pipe, "fit_predict") else pipe.fit(sample).predict(sample)
             score = clustering_metrics(pipe[:-1].transform(sample), labels)["silhouette"]
             threshold = None
         else:
-            score, threshold = supervised_score(key, params, X_train, y_train, splits, pos_label, tune_threshold)
-        trial.set_user_attr("model_key", key)
-        trial.set_user_attr("params", params)
+            score, threshold, kept, classes = supervised_score(trial, key, params, X_train, y_train, splits, pos_label,
+                                                               tune_threshold)
+            if kept is not None:
+                OOF[trial.number] = kept
+                trial.set_user_attr("classes", classes)
         trial.set_user_attr("threshold", threshold)
         return score
 
     sampler = optuna.samplers.TPESampler(seed=SEED, n_startup_trials=min(8, max(2, CONFIG["max_trials"] // 4)))
-    study = optuna.create_study(direction=direction, sampler=sampler)
-    enqueue_defaults(study, candidates)  # every candidate's defaults are tried first, best-known first
+    pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=3) \
+        if splits is not None and holdout_split(splits) else optuna.pruners.NopPruner()
+    study = optuna.create_study(direction=direction, sampler=sampler, pruner=pruner)
+    log_target = TASK == "tabular_regression" and prefers_log_target(y_train, CONFIG["metric"])
+    # every candidate's defaults are tried first, best-known first (on the log scale when the target calls for it)
+    enqueue_defaults(study, candidates, overrides={"log_target": True} if log_target else None)
     started = time.perf_counter()
     study.optimize(objective, n_trials=CONFIG["max_trials"], timeout=CONFIG["hpo_budget_s"],
                    callbacks=[progress_printer(started)],
                    catch=(ValueError, ArithmeticError, MemoryError))
-    return study, time.perf_counter() - started
+    return study, time.perf_counter() - started, splits
+
+
+def select_blend(study, y_train, splits, pos_label):
+    """The ensemble of the best trials when it validates better than the best one alone (supervised tasks)."""
+    if TASK == "tabular_clustering" or not OOF:
+        return None
+    truth = pd.concat([y_train.iloc[val_idx] for _, val_idx in splits])
+    tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
+    best = study.best_trial
+    classes = best.user_attrs.get("classes")
+    compatible = {n: p for n, p in OOF.items() if p is not None and p.shape == OOF.get(best.number, p).shape}
+
+    def score(prediction):
+        if CLASSIFICATION:
+            return score_predictions(truth, None, prediction, classes, pos_label, tune_threshold)[0]
+        return score_predictions(truth, prediction, None, None, pos_label, False)[0]
+
+    blend = ensembling.select(study.trials, compatible, score, CONFIG["direction"] == "maximize")
+    if blend is None:
+        return None
+    threshold = None
+    if tune_threshold:
+        blended = sum(w * compatible[n] for n, w in zip(blend.members, blend.weights))
+        threshold = score_predictions(truth, None, blended, classes, pos_label, True)[1]
+    return blend, threshold
 
 
 def fixed_params(key: str, params: dict) -> dict:
@@ -173,8 +255,17 @@ def fixed_params(key: str, params: dict) -> dict:
 
 
 # ---------------------------------------------------------------- final model, profile, outputs
-def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train):
-    pipe = make_pipeline(key, params)
+def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, members=None):
+    """The chosen model refitted on all training rows; `members` ((key, params, weight), ...) makes it a weighted
+    blend (scikit-learn's Voting estimators, soft voting for classes)."""
+    if members:
+        from sklearn.ensemble import VotingClassifier, VotingRegressor
+        named = [(f"{k}_{i}", make_pipeline(k, p)) for i, (k, p, _) in enumerate(members)]
+        weights = [w for _, _, w in members]
+        pipe = VotingClassifier(named, voting="soft", weights=weights) if CLASSIFICATION \
+            else VotingRegressor(named, weights=weights)
+    else:
+        pipe = make_pipeline(key, params)
     started = time.perf_counter()
     if threshold is not None:
         from sklearn.model_selection import FixedThresholdClassifier
@@ -187,6 +278,26 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train):
     return model, time.perf_counter() - started
 
 
+def blend_name(ensemble: dict) -> str:
+    from collections import Counter
+    families = Counter(m["model"] for m in ensemble["members"])
+    return "blend: " + " + ".join(k if n == 1 else f"{k} x{n}" for k, n in families.items())
+
+
+def within_limits(model, X_test) -> bool:
+    """Whether a blend still meets the run's latency and size limits (a blend is never worth breaking them)."""
+    limits = CONFIG.get("limits") or {}
+    if "model_size_mb" in limits and len(pickle.dumps(model)) / 2**20 > limits["model_size_mb"]:
+        return False
+    if "n_parameters" in limits and (count_parameters(model) or 0) > limits["n_parameters"]:
+        return False
+    if "latency_ms" in limits:
+        latency, _ = time_requests(model.predict, [X_test.iloc[[i % len(X_test)]] for i in range(20)],
+                                   before_each=forget_embeddings)
+        return latency <= limits["latency_ms"]
+    return True
+
+
 def main() -> int:
     started = time.perf_counter()
     frame = load_data()
@@ -196,14 +307,28 @@ def main() -> int:
                                               "train_index": X_train.index.tolist(), "test_index": X_test.index.tolist()}))
     pos_label = positive_label(y_train) if CLASSIFICATION else None
 
-    study, hpo_seconds = run_search(X_train, y_train, pos_label)
-    completed = [t for t in study.trials if t.value is not None]
+    study, hpo_seconds, splits = run_search(X_train, y_train, pos_label)
+    completed = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]  # pruned ones have values too
     if not completed:
         print("no hyperparameter trial finished", file=sys.stderr)
         return 2
     best = study.best_trial
     key, params, threshold = best.user_attrs["model_key"], best.user_attrs["params"], best.user_attrs["threshold"]
     model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
+    ensemble = None
+    chosen = select_blend(study, y_train, splits, pos_label)
+    if chosen is not None:
+        blend, blend_threshold = chosen
+        trials = {t.number: t for t in study.trials}
+        members = [(trials[n].user_attrs["model_key"], trials[n].user_attrs["params"], w)
+                   for n, w in zip(blend.members, blend.weights)]
+        blended, blend_seconds = fit_final(key, params, blend_threshold, pos_label, X_train, y_train, members=members)
+        ensemble = {"members": [{"trial": n + 1, "model": k, "weight": round(w, 4)}
+                                for n, (k, _, w) in zip(blend.members, members)],
+                    "validation": blend.score, "best_single_validation": blend.best_single,
+                    "kept": within_limits(blended, X_test)}
+        if ensemble["kept"]:
+            model, train_seconds, threshold = blended, blend_seconds, blend_threshold
 
     if CLASSIFICATION:
         pred = model.predict(X_test)
@@ -230,9 +355,12 @@ def main() -> int:
     results = {
         "task": TASK, "metric": CONFIG["metric"], "direction": CONFIG["direction"],
         "metrics": test_metrics, "primary_metric": test_metrics.get(CONFIG["metric"]),
-        "cv_score": float(best.value), "best_model": key, "best_params": params, "threshold": threshold,
+        "cv_score": float(ensemble["validation"] if ensemble and ensemble["kept"] else best.value),
+        "best_model": blend_name(ensemble) if ensemble and ensemble["kept"] else key, "lead_model": key, "ensemble": ensemble,
+        "representation": REPRESENTATION if TASK == "tabular_clustering" else None, "best_params": params, "threshold": threshold,
         "positive_label": None if pos_label is None else str(pos_label),
-        "n_trials": len(completed), "hpo_seconds": round(hpo_seconds, 2), "training_time_s": round(train_seconds, 3),
+        "n_trials": len(completed), "n_pruned": sum(t.state == optuna.trial.TrialState.PRUNED for t in study.trials),
+        "trials_per_s": round(len(study.trials) / max(hpo_seconds, 1e-9), 3), "hpo_seconds": round(hpo_seconds, 2), "training_time_s": round(train_seconds, 3),
         "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": count_parameters(model),
         "n_train": int(len(X_train)), "n_test": int(len(X_test)), "total_seconds": round(time.perf_counter() - started, 2),

@@ -1,0 +1,76 @@
+"""The quality suite and the AutoGluon baseline's plumbing: the suite's extra datasets load, an added baseline shows
+as its own column, a missing AutoGluon environment is a clear error before any run, unknown dataset names are
+refused. (AutoGluon itself is exercised in test_autogluon_baseline_scores_the_runs_own_split when its environment is
+there.)"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from automl_agent.benchmark import autogluon_baseline
+from automl_agent.benchmark.suite import load_suite, materialise
+from automl_agent.errors import UserFacingError
+from automl_agent.flows.bench import BenchOptions, BenchReport, BenchRow, to_markdown
+
+
+def test_the_tabular_suite_covers_the_dev_suites_tables_and_four_more():
+    dev = {c.dataset for c in load_suite("dev").cases if c.task.startswith("tabular")}
+    tabular = load_suite("tabular")
+    names = {c.dataset for c in tabular.cases}
+    assert dev <= names and {"attrition", "credit", "ames", "crabs"} <= names
+    for case in tabular.cases:
+        if case.data.startswith("sklearn:"):
+            continue
+        frame = pd.read_csv(materialise(case, Path("/nonexistent")))
+        assert case.target in frame.columns and len(frame) >= 200, case.dataset
+
+
+def test_an_added_baseline_gets_its_own_column():
+    row = BenchRow(task="tabular_regression", dataset="ames", setting="free", repeat=1, status="succeeded",
+                   metric="rmsle", value=0.12, sr=1.0, baseline="FLAML AutoML", baseline_value=0.13,
+                   other_baselines={"AutoGluon medium_quality": 0.125})
+    report = BenchReport(bench_id="b", suite="tabular", options=BenchOptions(), rows=[row], averages={}, wall_s=1.0)
+    table = to_markdown(report)
+    assert "| baseline value | AutoGluon medium_quality | SR |" in table
+    assert "| 0.1300 | 0.1250 | 1.00 |" in table
+
+
+def test_without_an_autogluon_environment_the_error_says_how_to_get_one(monkeypatch, tmp_path):
+    monkeypatch.setenv(autogluon_baseline.PYTHON_VARIABLE, str(tmp_path / "nothing" / "python"))
+    with pytest.raises(UserFacingError) as caught:
+        autogluon_baseline.autogluon_python()
+    assert "make autogluon" in caught.value.hint and autogluon_baseline.PYTHON_VARIABLE in str(caught.value)
+
+
+def test_bench_refuses_an_autogluon_baseline_it_cannot_run_before_running_anything(monkeypatch, tmp_path, capsys):
+    from automl_agent.cli import main
+
+    monkeypatch.setenv(autogluon_baseline.PYTHON_VARIABLE, str(tmp_path / "python"))
+    code = main(["--workdir", str(tmp_path / "wd"), "bench", "--suite", "tabular", "--baseline", "autogluon"])
+    err = capsys.readouterr().err
+    assert code != 0 and "make autogluon" in err and "Traceback" not in err
+    assert not (tmp_path / "wd" / "bench").exists()
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(not Path(os.environ.get(autogluon_baseline.PYTHON_VARIABLE, ".venv-autogluon/bin/python")).exists(),
+                    reason="no AutoGluon environment (make autogluon)")
+def test_autogluon_baseline_scores_the_runs_own_split(tmp_path):
+    from automl_agent.benchmark.baselines import score_extra_baseline
+
+    data = Path(materialise(next(c for c in load_suite("tabular").cases if c.dataset == "concrete"), tmp_path))
+    frame = pd.read_csv(data)
+    split = tmp_path / "split.json"
+    features = [c for c in frame.columns if c != "compressive_strength"]
+    order = np.random.default_rng(0).permutation(len(frame)).tolist()
+    split.write_text(json.dumps({"features": features, "target": "compressive_strength",
+                                 "train_index": order[:800], "test_index": order[800:]}))
+    rmse = score_extra_baseline("autogluon", "tabular_regression", "rmse", data, split, budget_s=15)
+    assert 2.0 < rmse < 12.0  # the target's spread is about 16.7
+    assert score_extra_baseline("autogluon", "tabular_clustering", "rand_index", data, split, 15) is None
