@@ -72,9 +72,12 @@ def main() -> None:
     for run_dir in args.runs:
         config = config_of(run_dir)
         name = Path(config["data_path"]).stem
-        for label, rev in ((f"before ({args.before})", args.before), ("now", None)):
+        # the earlier commit's operation agent wrote no warm starts and no limits into CONFIG
+        before = {**config, "candidates": [{k: v for k, v in c.items() if k != "warm_starts"} for c in config["candidates"]]}
+        before.pop("limits", None)
+        for label, rev, used in ((f"before ({args.before})", args.before, before), ("now", None, config)):
             for repeat in range(args.repeats):
-                outcome = run(skeleton(rev), {**config, "seed": repeat})
+                outcome = run(skeleton(rev), {**used, "seed": repeat})
                 rows.append({"dataset": name, "metric": config["metric"], "script": label, "seed": repeat, **outcome})
                 print(rows[-1], flush=True)
     out = ROOT / "benchmarks" / "results"
