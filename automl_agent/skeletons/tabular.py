@@ -228,6 +228,8 @@ def select_blend(study, y_train, splits, pos_label):
     truth = pd.concat([y_train.iloc[val_idx] for _, val_idx in splits])
     tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
     best = study.best_trial
+    if best.number not in OOF:  # the best model gives no probabilities (a linear SVM): nothing to average with
+        return None
     classes = best.user_attrs.get("classes")
     compatible = {n: p for n, p in OOF.items() if p is not None and p.shape == OOF.get(best.number, p).shape}
 
@@ -316,19 +318,23 @@ def main() -> int:
     key, params, threshold = best.user_attrs["model_key"], best.user_attrs["params"], best.user_attrs["threshold"]
     model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
     ensemble = None
-    chosen = select_blend(study, y_train, splits, pos_label)
-    if chosen is not None:
-        blend, blend_threshold = chosen
-        trials = {t.number: t for t in study.trials}
-        members = [(trials[n].user_attrs["model_key"], trials[n].user_attrs["params"], w)
-                   for n, w in zip(blend.members, blend.weights)]
-        blended, blend_seconds = fit_final(key, params, blend_threshold, pos_label, X_train, y_train, members=members)
-        ensemble = {"members": [{"trial": n + 1, "model": k, "weight": round(w, 4)}
-                                for n, (k, _, w) in zip(blend.members, members)],
-                    "validation": blend.score, "best_single_validation": blend.best_single,
-                    "kept": within_limits(blended, X_test)}
-        if ensemble["kept"]:
-            model, train_seconds, threshold = blended, blend_seconds, blend_threshold
+    try:
+        chosen = select_blend(study, y_train, splits, pos_label)
+        if chosen is not None:
+            blend, blend_threshold = chosen
+            trials = {t.number: t for t in study.trials}
+            members = [(trials[n].user_attrs["model_key"], trials[n].user_attrs["params"], w)
+                       for n, w in zip(blend.members, blend.weights)]
+            blended, blend_seconds = fit_final(key, params, blend_threshold, pos_label, X_train, y_train, members=members)
+            ensemble = {"members": [{"trial": n + 1, "model": k, "weight": round(w, 4)}
+                                    for n, (k, _, w) in zip(blend.members, members)],
+                        "validation": blend.score, "best_single_validation": blend.best_single,
+                        "kept": within_limits(blended, X_test)}
+            if ensemble["kept"]:
+                model, train_seconds, threshold = blended, blend_seconds, blend_threshold
+    except Exception as exc:  # noqa: BLE001 - a blend is an extra; the best single model stands without it
+        print(f"blending skipped: {type(exc).__name__}: {exc}", flush=True)
+        ensemble = None
 
     if CLASSIFICATION:
         pred = model.predict(X_test)
