@@ -353,6 +353,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from .agents.brains.factory import validate_spec
+    from .benchmark.suite import load_suite
+    from .console import Reporter
+    from .flows.bench import BenchOptions, bench_flow, selected_cases, to_markdown
 
     validate_spec(args.llm)
     if "autogluon" in args.extra_baselines:
@@ -360,11 +363,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         autogluon_python()  # before hours of benchmarking, not after
     workdir = Path(args.workdir).resolve()
-    configure_environment(workdir)
-    prefect_server = _connect_prefect(args.prefect, workdir)
-    from .console import Reporter
-    from .flows.bench import BenchOptions, bench_flow, to_markdown
-
     try:
         options = BenchOptions(suite=args.suite, settings=["free", "aware"] if args.setting == "both" else [args.setting],
                                repeats=args.repeats, budget_s=args.budget or (10.0 if args.quick else 60.0),
@@ -374,6 +372,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except ValueError as exc:
         _error(f"invalid options: {exc}")
         return EXIT_USAGE
+    selected_cases(load_suite(options.suite), options)  # unknown suite or dataset names: said before any server starts
+    configure_environment(workdir)
+    prefect_server = _connect_prefect(args.prefect, workdir)
     reporter = Reporter()
     if prefect_server is not None:
         _wait_for_prefect(prefect_server, reporter)

@@ -80,11 +80,7 @@ def bench_flow(options: BenchOptions, reporter: Reporter | None = None) -> Bench
     started = time.perf_counter()
     bench_id = new_run_id()
     suite = load_suite(options.suite)
-    cases = [c for c in suite.cases if (c.quick or not options.quick) and (not options.only or c.dataset in options.only)]
-    unknown = sorted(set(options.only) - {c.dataset for c in suite.cases})
-    if unknown:
-        raise UserFacingError(f"The suite {suite.name!r} has no dataset named {', '.join(unknown)}.",
-                              f"Its datasets: {', '.join(c.dataset for c in suite.cases)}.")
+    cases = selected_cases(suite, options)
     out_dir = options.workdir_path / "bench" / bench_id
     rows: list[BenchRow] = []
     total = len(cases) * len(options.settings) * options.repeats
@@ -105,6 +101,15 @@ def bench_flow(options: BenchOptions, reporter: Reporter | None = None) -> Bench
     _write(report, out_dir)
     _log_to_mlflow(report, options)
     return report
+
+
+def selected_cases(suite, options: BenchOptions) -> list[BenchCase]:
+    """The suite's cases this bench runs (--quick, --only); a name the suite lacks is refused with the names it has."""
+    unknown = sorted(set(options.only) - {c.dataset for c in suite.cases})
+    if unknown:
+        raise UserFacingError(f"The suite {suite.name!r} has no dataset named {', '.join(unknown)}.",
+                              f"Its datasets: {', '.join(c.dataset for c in suite.cases)}.")
+    return [c for c in suite.cases if (c.quick or not options.quick) and (not options.only or c.dataset in options.only)]
 
 
 def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOptions, out_dir: Path) -> BenchRow:

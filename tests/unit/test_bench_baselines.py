@@ -74,3 +74,12 @@ def test_autogluon_baseline_scores_the_runs_own_split(tmp_path):
     rmse = score_extra_baseline("autogluon", "tabular_regression", "rmse", data, split, budget_s=15)
     assert 2.0 < rmse < 12.0  # the target's spread is about 16.7
     assert score_extra_baseline("autogluon", "tabular_clustering", "rand_index", data, split, 15) is None
+
+
+def test_bench_names_the_suites_datasets_when_asked_for_one_it_lacks(tmp_path, capsys):
+    from automl_agent.cli import main
+
+    code = main(["--workdir", str(tmp_path / "wd"), "bench", "--suite", "tabular", "--only", "diamonds,titanic"])
+    err = capsys.readouterr().err
+    assert code != 0 and "no dataset named titanic" in err and "ames" in err and "Traceback" not in err
+    assert not (tmp_path / "wd").exists()
