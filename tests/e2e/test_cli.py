@@ -264,8 +264,12 @@ def test_the_bento_holds_under_concurrent_load_behind_an_api_key(churn_run, chur
         refused = httpx.post(url, content=bodies[0], headers={"content-type": "application/json"}, timeout=30)
         assert refused.status_code == 401 and "API key" in refused.json()["error"]
 
+        # warm-up, not measured: the first requests load the model and start the batching dispatcher, which once
+        # held 50 clients for 5.5 s in CI before answering at full speed
+        warm_up = hammer(url, bodies, clients=50, duration_s=2, max_requests=300, headers=key)
+        assert warm_up.errors == 0, warm_up.first_error
         valid = hammer(url, bodies, clients=50, duration_s=4, max_requests=3000, headers=key)
-        assert valid.requests >= 200 and valid.errors == 0, valid.first_error
+        assert valid.requests >= 200 and valid.errors == 0, (valid, warm_up)
         invalid = hammer(url, [json.dumps({"records": [dict(rows[0], tenure="ten")]}).encode()], clients=50,
                          duration_s=2, max_requests=500, headers=key, expect_status=400)
         assert invalid.errors == 0, invalid.first_error
