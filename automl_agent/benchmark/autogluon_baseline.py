@@ -36,7 +36,7 @@ def autogluon_python() -> Path:
         where = f"{PYTHON_VARIABLE}={named}" if named else f"{python} (the default place)"
         raise UserFacingError(
             f"The AutoGluon baseline needs its own Python environment, and there is none at {where}.",
-            "Run `make autogluon` in the automl-agent checkout (about 3 GB: AutoGluon 1.6.3 pins pandas below the "
+            "Run `make autogluon` in the automl-agent checkout (about 2 GB: AutoGluon 1.6.3 pins pandas below the "
             f"version automl-agent uses), or set {PYTHON_VARIABLE} to a Python that has autogluon.tabular.")
     return python.absolute()
 
