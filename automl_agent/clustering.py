@@ -1,59 +1,14 @@
-"""Internal criteria for choosing a clustering without the labels: the silhouette in the model's own space and the
-stability across resamples (two models fitted on random halves should label every row alike). The tabular training
-script imports this; benchmarks/clustering_criteria.py measures how well each criterion tracks held labels."""
+"""Choices a clustering search makes without the labels: the space to cluster in (a rule; see
+benchmarks/results/clustering_criteria.md for why not a score) and the number of clusters under each model's own
+parameter name. The tabular training script imports this."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn import metrics as skm
 
-from .estimators import make_estimator
-
-K_PARAMETER = {"gaussian_mixture": "n_components"}
-
-
-def with_k(model: str, params: dict, k: int | None) -> dict:
-    params = {key: value for key, value in params.items() if key not in {"k", "n_clusters", "n_components"}}
-    if k is not None:
-        params[K_PARAMETER.get(model, "n_clusters")] = k
-    return params
-
-
-def _k(params: dict) -> int | None:
-    return params.get("k", params.get("n_clusters", params.get("n_components")))
-
-
-def fit_labels(model: str, params: dict, space: np.ndarray, seed: int = 0) -> np.ndarray:
-    estimator = make_estimator(model, with_k(model, params, _k(params)), task="tabular_clustering", seed=seed)
-    return estimator.fit(space).predict(space)
-
-
-def stability(model: str, params: dict, space: np.ndarray, seed: int = 0, repeats: int = 3) -> float:
-    """Mean adjusted Rand index between the labellings of all rows by models fitted on two disjoint random halves;
-    near 1 when the structure is in the data, lower when the model slices a continuum wherever its start falls."""
-    rng = np.random.default_rng(seed)
-    n = len(space)
-    if n < 20:
-        return 0.0
-    scores = []
-    for repeat in range(repeats):
-        order = rng.permutation(n)
-        halves = order[: n // 2], order[n // 2:]
-        labellings = []
-        for half in halves:
-            estimator = make_estimator(model, with_k(model, params, _k(params)), task="tabular_clustering",
-                                       seed=seed + repeat)
-            labellings.append(estimator.fit(space[half]).predict(space))
-        scores.append(skm.adjusted_rand_score(*labellings))
-    return float(np.mean(scores))
-
-
-def criterion(space: np.ndarray, labels: np.ndarray, stable: float) -> float:
-    """What the search maximises: stability times the (non-negative) silhouette, so a clustering must be both
-    reproducible and separated; one cluster scores 0."""
-    if len(set(labels)) < 2:
-        return 0.0
-    return float(stable * max(skm.silhouette_score(space, labels), 0.0))
+def k_params(model: str, k: int) -> dict:
+    """The number of clusters under the name the model's estimator takes."""
+    return {"n_components": k} if model == "gaussian_mixture" else {"n_clusters": k}
 
 
 SIZE_FACTOR_SHARE = 0.8  # the first component's share of variance above which one factor is said to dominate

@@ -63,21 +63,21 @@ def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[s
         point = {**candidate, "hyperparameters": {**candidate["hyperparameters"], **values}}
         study.enqueue_trial(default_trial(index, candidate["model"], point), skip_if_exists=True)
 
+    changed = {index: {k: v for k, v in (overrides or {}).items() if k in candidate["search_space"]}
+               for index, candidate in order}
     for index, candidate in order:
-        changed = {k: v for k, v in (overrides or {}).items() if k in candidate["search_space"]}
-        enqueue(index, candidate, changed)
-        if changed and index == order[0][0]:
+        enqueue(index, candidate, changed[index])
+        if changed[index] and index == order[0][0]:
             enqueue(index, candidate, {})
     # then the knowledge base's proven configurations (warm starts), costlier than the defaults
     for index, candidate in order:
-        changed = {k: v for k, v in (overrides or {}).items() if k in candidate["search_space"]}
         for warm in candidate.get("warm_starts") or []:
-            enqueue(index, candidate, {**warm, **changed})
+            enqueue(index, candidate, {**warm, **changed[index]})
 
 
 def progress_printer(started: float) -> Callable[[optuna.Study, optuna.trial.FrozenTrial], None]:
     def report(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-        if trial.value is None or trial.state != optuna.trial.TrialState.COMPLETE:  # pruned: a partial score
+        if trial.state != optuna.trial.TrialState.COMPLETE:  # failed, or pruned with a partial score
             return
         print("PROGRESS " + json.dumps({
             "trial": trial.number + 1, "model": trial.user_attrs.get("model_key"), "value": round(trial.value, 6),

@@ -26,11 +26,29 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from automl_agent.runtime import CLUSTER_REPRESENTATIONS, ClusterSpace, FrameEncoder  # noqa: E402
-from automl_agent.clustering import fit_labels, stability  # noqa: E402
+from automl_agent.clustering import k_params  # noqa: E402
+from automl_agent.estimators import make_estimator  # noqa: E402
 
 DATASETS = {"penguins": ("automl_agent/datasets/penguins.csv", "species"), "crabs": ("automl_agent/datasets/crabs.csv", "group"),
             "wine": ("sklearn:wine", "cultivar"), "iris": ("sklearn:iris", "species")}
 MODELS = ("kmeans", "gaussian_mixture", "birch")  # birch ends in Ward agglomerative clustering
+
+
+def fit_labels(model: str, k: int, space: np.ndarray, seed: int = 0) -> np.ndarray:
+    return make_estimator(model, k_params(model, k), task="tabular_clustering", seed=seed).fit(space).predict(space)
+
+
+def stability(model: str, k: int, space: np.ndarray, seed: int = 0, repeats: int = 3) -> float:
+    """Mean adjusted Rand index between the labellings of all rows by models fitted on two disjoint random halves;
+    near 1 when the structure is in the data, lower when the model slices a continuum wherever its start falls."""
+    rng = np.random.default_rng(seed)
+    scores = []
+    for repeat in range(repeats):
+        order = rng.permutation(len(space))
+        labellings = [make_estimator(model, k_params(model, k), task="tabular_clustering", seed=seed + repeat)
+                      .fit(space[half]).predict(space) for half in (order[: len(space) // 2], order[len(space) // 2:])]
+        scores.append(skm.adjusted_rand_score(*labellings))
+    return float(np.mean(scores))
 
 
 def load(name: str) -> tuple[pd.DataFrame, np.ndarray]:
@@ -54,9 +72,9 @@ def study(name: str) -> dict:
         space = ClusterSpace(n_numeric=len(numeric), kind=kind).fit_transform(encoded)
         for model in MODELS:
             for k in range(2, 9):
-                labels = fit_labels(model, {"k": k}, space, seed=0)
+                labels = fit_labels(model, k, space, seed=0)
                 silhouette = float(skm.silhouette_score(space, labels)) if len(set(labels)) > 1 else -1.0
-                stable = stability(model, {"k": k}, space, seed=0)
+                stable = stability(model, k, space, seed=0)
                 rows.append({"representation": kind, "model": model, "k": k, "silhouette": silhouette,
                              "stability": stable, "product": max(silhouette, 0) * stable,
                              "ari": float(skm.adjusted_rand_score(truth, labels)),

@@ -27,7 +27,7 @@ from automl_agent.evaluation import (best_threshold, classification_metrics, clu
                                      regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent import ensembling
 from automl_agent.estimators import CLASSIFICATION_TASKS, SCALED_MODELS, make_estimator, prefers_log_target
-from automl_agent.clustering import choose_representation
+from automl_agent.clustering import choose_representation, k_params
 from automl_agent.runtime import ClusterSpace, FrameEncoder, forget_embeddings
 from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
 
@@ -173,13 +173,18 @@ def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tun
     return score, threshold, kept, classes
 
 
+def tunes_threshold(pos_label) -> bool:
+    """F1 on two classes is scored at the probability threshold tuned on the out-of-fold predictions."""
+    return CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
+
+
 OOF: dict[int, np.ndarray] = {}  # trial number -> its out-of-fold predictions, for ensemble selection
 
 
 def run_search(X_train, y_train, pos_label):
     candidates = CONFIG["candidates"]
     direction = CONFIG["direction"]
-    tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
+    tune_threshold = tunes_threshold(pos_label)
     splits = cv_splits(X_train, y_train) if TASK != "tabular_clustering" else None
     sample = X_train.sample(min(len(X_train), 3000), random_state=SEED) if TASK == "tabular_clustering" else None
     if TASK == "tabular_clustering":
@@ -226,12 +231,12 @@ def select_blend(study, y_train, splits, pos_label):
     if TASK == "tabular_clustering" or not OOF:
         return None
     truth = pd.concat([y_train.iloc[val_idx] for _, val_idx in splits])
-    tune_threshold = CLASSIFICATION and CONFIG["metric"] == "f1" and pos_label is not None
+    tune_threshold = tunes_threshold(pos_label)
     best = study.best_trial
     if best.number not in OOF:  # the best model gives no probabilities (a linear SVM): nothing to average with
         return None
     classes = best.user_attrs.get("classes")
-    compatible = {n: p for n, p in OOF.items() if p is not None and p.shape == OOF.get(best.number, p).shape}
+    compatible = {n: p for n, p in OOF.items() if p.shape == OOF[best.number].shape}
 
     def score(prediction):
         if CLASSIFICATION:
@@ -253,7 +258,7 @@ def fixed_params(key: str, params: dict) -> dict:
     k = CONFIG.get("n_clusters")
     if TASK != "tabular_clustering" or not k:
         return {}
-    return {"n_components": k} if key == "gaussian_mixture" else {"n_clusters": k}
+    return k_params(key, k)
 
 
 # ---------------------------------------------------------------- final model, profile, outputs
@@ -316,8 +321,7 @@ def main() -> int:
         return 2
     best = study.best_trial
     key, params, threshold = best.user_attrs["model_key"], best.user_attrs["params"], best.user_attrs["threshold"]
-    model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
-    ensemble = None
+    model, ensemble = None, None
     try:
         chosen = select_blend(study, y_train, splits, pos_label)
         if chosen is not None:
@@ -335,6 +339,8 @@ def main() -> int:
     except Exception as exc:  # noqa: BLE001 - a blend is an extra; the best single model stands without it
         print(f"blending skipped: {type(exc).__name__}: {exc}", flush=True)
         ensemble = None
+    if model is None:
+        model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
 
     if CLASSIFICATION:
         pred = model.predict(X_test)
