@@ -381,7 +381,7 @@ def _search_notes(results: dict) -> list[str]:
     blend = results.get("ensemble")
     if blend:
         members = ", ".join(f"{m['model']} (trial {m['trial']}) x{m['weight']:.2f}" for m in blend["members"])
-        verdict = "kept" if blend["kept"] else "not kept: it breaks a latency or size limit"
+        verdict = "kept" if blend["kept"] else f"not kept: {blend.get('refused') or 'it breaks a limit'}"
         notes.append(f"blend of {members}: validation {blend['validation']:.4f} against the best single "
                      f"{blend['best_single_validation']:.4f}; {verdict}")
     return notes

@@ -291,18 +291,21 @@ def blend_name(ensemble: dict) -> str:
     return "blend: " + " + ".join(k if n == 1 else f"{k} x{n}" for k, n in families.items())
 
 
-def within_limits(model, X_test) -> bool:
-    """Whether a blend still meets the run's latency and size limits (a blend is never worth breaking them)."""
+def blend_refusal(model) -> str | None:
+    """Why a blend is not delivered, or None (`model` None: what can be said before fitting it). A run that names a latency limit is serving-sensitive: a blend answers
+    several times slower than its members (a 3-member churn blend took 5.6 ms against 2 ms, and under 50 clients in
+    CI its service fell to 6 requests/s), so such a run keeps the single model. Size and parameter limits are checked
+    on the blend itself."""
     limits = CONFIG.get("limits") or {}
-    if "model_size_mb" in limits and len(pickle.dumps(model)) / 2**20 > limits["model_size_mb"]:
-        return False
-    if "n_parameters" in limits and (count_parameters(model) or 0) > limits["n_parameters"]:
-        return False
     if "latency_ms" in limits:
-        latency, _ = time_requests(model.predict, [X_test.iloc[[i % len(X_test)]] for i in range(20)],
-                                   before_each=forget_embeddings)
-        return latency <= limits["latency_ms"]
-    return True
+        return "the run sets a latency limit, and the single model answers faster"
+    if model is None:
+        return None
+    if "model_size_mb" in limits and len(pickle.dumps(model)) / 2**20 > limits["model_size_mb"]:
+        return "it breaks the size limit"
+    if "n_parameters" in limits and (count_parameters(model) or 0) > limits["n_parameters"]:
+        return "it breaks the parameter limit"
+    return None
 
 
 def main() -> int:
@@ -329,11 +332,15 @@ def main() -> int:
             trials = {t.number: t for t in study.trials}
             members = [(trials[n].user_attrs["model_key"], trials[n].user_attrs["params"], w)
                        for n, w in zip(blend.members, blend.weights)]
-            blended, blend_seconds = fit_final(key, params, blend_threshold, pos_label, X_train, y_train, members=members)
+            refused = blend_refusal(None)  # a latency limit refuses it before any fitting
+            if refused is None:
+                blended, blend_seconds = fit_final(key, params, blend_threshold, pos_label, X_train, y_train,
+                                                   members=members)
+                refused = blend_refusal(blended)
             ensemble = {"members": [{"trial": n + 1, "model": k, "weight": round(w, 4)}
                                     for n, (k, _, w) in zip(blend.members, members)],
                         "validation": blend.score, "best_single_validation": blend.best_single,
-                        "kept": within_limits(blended, X_test)}
+                        "refused": refused, "kept": refused is None}
             if ensemble["kept"]:
                 model, train_seconds, threshold = blended, blend_seconds, blend_threshold
     except Exception as exc:  # noqa: BLE001 - a blend is an extra; the best single model stands without it

@@ -78,3 +78,18 @@ def test_a_large_table_is_searched_with_successive_halving(tmp_path):
                               "hpo_budget_s": 10, "max_trials": 12}, frame)
     assert results["n_pruned"] >= 1 and results["n_trials"] + results["n_pruned"] <= 12
     assert results["trials_per_s"] > 0
+
+
+def test_a_run_with_a_latency_limit_keeps_the_single_model(tmp_path):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(800, 3))
+    frame = pd.DataFrame(X, columns=list("abc")).assign(y=X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(0, 0.3, 800))
+    candidates = [{"model": "lightgbm", "hyperparameters": {"n_estimators": 50}, "search_space": {}},
+                  {"model": "ridge", "hyperparameters": {"alpha": 1.0}, "search_space": {}},
+                  {"model": "extra_trees", "hyperparameters": {"n_estimators": 50}, "search_space": {}}]
+    results = _run(tmp_path, {"task": "tabular_regression", "target": "y", "numeric": list("abc"), "categorical": [],
+                              "metric": "rmse", "direction": "minimize", "n_clusters": None, "candidates": candidates,
+                              "hpo_budget_s": 5, "max_trials": 3, "limits": {"latency_ms": 50.0}}, frame)
+    assert not results["best_model"].startswith("blend")
+    if results["ensemble"] is not None:  # a blend validated better, and was refused for the latency limit
+        assert results["ensemble"]["kept"] is False and "latency limit" in results["ensemble"]["refused"]
