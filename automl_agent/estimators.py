@@ -39,6 +39,13 @@ def make_estimator(key: str, params: dict, *, task: str, seed: int = 0, n_jobs: 
         if params.get("subsample", 1.0) < 1.0:
             params["subsample_freq"] = 1
         est = cls(random_state=seed, n_jobs=n_jobs, verbosity=-1, **params)
+    elif key == "catboost":
+        from catboost import CatBoostClassifier, CatBoostRegressor
+        cls = CatBoostClassifier if classification else CatBoostRegressor
+        if params.pop("class_weight", None) == "balanced":
+            params["auto_class_weights"] = "Balanced"
+        # allow_writing_files=False: no catboost_info/ folder of training logs in the working directory
+        est = cls(random_seed=seed, thread_count=n_jobs, verbose=0, allow_writing_files=False, **params)
     elif key == "hist_gradient_boosting":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
         cls = HistGradientBoostingClassifier if classification else HistGradientBoostingRegressor

@@ -33,8 +33,8 @@ def load_trained_model(attempt: Path, memory_mb: int = 4096, timeout_s: float = 
     refused = [t for t in declared if not isinstance(t, str) or not t.startswith(TRUSTED_MODULES)]
     if refused:
         raise UserFacingError(f"The trained model contains types outside the ML libraries: {refused[:10]}; it is not "
-                              "delivered.", "A model may hold scikit-learn, LightGBM, NumPy/SciPy and automl-agent's "
-                                            "runtime classes only.", status="failed")
+                              "delivered.", "A model may hold scikit-learn, LightGBM, CatBoost, NumPy/SciPy and "
+                                            "automl-agent's runtime classes only.", status="failed")
     try:
         model = skops.io.load(exported, trusted=declared)
     except Exception as exc:  # noqa: BLE001 - a file that lies about its types, or is damaged

@@ -52,11 +52,15 @@ def default_trial(index: int, key: str, candidate: dict) -> dict:
 
 
 def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[str, ...] = (),
-                     overrides: dict | None = None) -> None:
+                     overrides: dict | None = None, warm_starts_both_ways: bool = False,
+                     n_rows: int | None = None) -> int:
     """Every candidate's defaults are tried before the sampler explores; models named in `first` go first.
     `overrides` (e.g. a log target the data calls for) replace defaults wherever a candidate searches that
     parameter, and the lead candidate is also tried without them, so validation decides between the two. A
-    candidate's `warm_starts` (configurations the knowledge base knows to do well) follow all the defaults."""
+    candidate's `warm_starts` (configurations the knowledge base knows to do well) follow all the defaults; with
+    `warm_starts_both_ways` each is tried with and without the overrides (a model of log prices and one of prices
+    err differently, and a blend of the two beats either when the metric is on the raw scale). A warm start that
+    names `min_rows` is for tables at least that large (`n_rows`: the training rows). Returns how many trials are now queued: the study's first trials are these."""
     order = sorted(enumerate(candidates), key=lambda item: item[1]["model"] not in first)
 
     def enqueue(index: int, candidate: dict, values: dict) -> None:
@@ -72,7 +76,12 @@ def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[s
     # then the knowledge base's proven configurations (warm starts), costlier than the defaults
     for index, candidate in order:
         for warm in candidate.get("warm_starts") or []:
+            if warm.get("min_rows") and (n_rows is None or n_rows < warm["min_rows"]):
+                continue
             enqueue(index, candidate, {**warm, **changed[index]})
+            if warm_starts_both_ways and changed[index]:
+                enqueue(index, candidate, warm)
+    return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.WAITING,)))
 
 
 def progress_printer(started: float) -> Callable[[optuna.Study, optuna.trial.FrozenTrial], None]:

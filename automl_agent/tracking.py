@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import time
+from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,10 @@ from .workspace import RegisteredModel
 
 
 SCHEMA_METADATA_KEY = "automl_agent_schema"
-TRUSTED_MODULES = ("sklearn.", "lightgbm.", "numpy.", "scipy.", "collections.", "builtins.", "automl_agent.runtime.",
-                   "automl_agent.graph_model.")
+TRUSTED_MODULES = ("sklearn.", "lightgbm.", "catboost.core.", "numpy.", "scipy.", "collections.", "builtins.",
+                   "automl_agent.runtime.", "automl_agent.graph_model.")
+# the model libraries a delivered model may need beyond the base set, by the module prefix of its types
+OPTIONAL_LIBRARIES = {"catboost.": "catboost"}
 
 
 def trusted_types(model: Any) -> list[str]:
@@ -37,6 +40,11 @@ def trusted_types(model: Any) -> list[str]:
     if refused:
         raise ValueError(f"the trained model contains types outside the ML libraries: {refused}")
     return found
+
+
+def model_libraries(type_names: list[str]) -> list[str]:
+    """The optional model libraries (pip names) that types of a delivered model come from."""
+    return sorted({lib for prefix, lib in OPTIONAL_LIBRARIES.items() if any(t.startswith(prefix) for t in type_names)})
 
 
 class Tracker:
@@ -163,6 +171,7 @@ class Tracker:
         """Log and register the model; the serving schema travels in the model's metadata, so a bento can be built
         from the registry alone (`automl-agent serve models:/NAME@champion`)."""
         trusted = trusted_types(model)
+        requirements = requirements + [f"{lib}=={package_version(lib)}" for lib in model_libraries(trusted)]
         signature = infer_signature(example)
         # MLflow prints "Successfully registered..." to stderr itself; the flow reports the registration instead.
         with mlflow.start_run(run_id=run_id), contextlib.redirect_stderr(io.StringIO()):

@@ -38,10 +38,25 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
         service="service:DeliveredModel", build_ctx=str(ctx),
         include=["service.py", "schema.json", "bento_config.json"],
         labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
-        python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas"]},
+        python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas",
+                                                     *optional_libraries(Path(bento_model.path))]},
         models=[str(bento_model.tag)],
     )
     return str(bento.tag)
+
+
+def optional_libraries(model_folder: Path) -> list[str]:
+    """The optional model libraries (catboost) among the imported MLflow model's own requirements."""
+    from ..tracking import OPTIONAL_LIBRARIES
+
+    wanted = set(OPTIONAL_LIBRARIES.values())
+    found = set()
+    for requirements in model_folder.rglob("requirements.txt"):
+        for line in requirements.read_text().splitlines():
+            name = re.split(r"[=<>!~\[; ]", line.strip(), maxsplit=1)[0].lower()
+            if name in wanted:
+                found.add(name)
+    return sorted(found)
 
 
 def write_demo(run_dir: Path, *, tracking_uri: str, model_uri: str, schema: dict[str, Any], title: str,

@@ -374,8 +374,14 @@ def _implement(ctx: context.StageContext, spec: RequirementSpec, chosen, version
 
 
 def _search_notes(results: dict) -> list[str]:
-    """What the search decided beyond the best trial: the clustering representation, a blend kept or not."""
+    """What the search decided beyond the best trial: trials stopped early or not started, the clustering
+    representation, a blend kept or not."""
     notes = []
+    stopped = [f"{n} {what}" for n, what in ((results.get("n_pruned"), "stopped early by successive halving"),
+                                              (results.get("n_skipped"), "sampled points not tried: they would "
+                                                                          "have run past the budget")) if n]
+    if stopped:
+        notes.append(f"{results.get('n_trials', 0)} trials finished; " + "; ".join(stopped))
     if (results.get("representation") or {}).get("reason"):
         notes.append("representation: " + results["representation"]["reason"])
     blend = results.get("ensemble")

@@ -72,12 +72,16 @@ def test_a_large_table_is_searched_with_successive_halving(tmp_path):
     X = rng.normal(size=(30000, 3))
     frame = pd.DataFrame(X, columns=list("abc")).assign(y=X[:, 0] * 2 + np.sin(X[:, 1]) + rng.normal(0, 0.1, 30000))
     space = {"n_estimators": {"type": "int", "low": 20, "high": 60}, "num_leaves": {"type": "int", "low": 4, "high": 64}}
-    candidates = [{"model": "lightgbm", "hyperparameters": {"n_estimators": 30}, "search_space": space}]
+    # a weak "warm start" (few small trees) ranks low on a third of the rows, yet known configurations always finish
+    candidates = [{"model": "lightgbm", "hyperparameters": {"n_estimators": 30}, "search_space": space,
+                   "warm_starts": [{"n_estimators": 20, "num_leaves": 4}]}]
     results = _run(tmp_path, {"task": "tabular_regression", "target": "y", "numeric": list("abc"), "categorical": [],
                               "metric": "rmse", "direction": "minimize", "n_clusters": None, "candidates": candidates,
                               "hpo_budget_s": 10, "max_trials": 12}, frame)
     assert results["n_pruned"] >= 1 and results["n_trials"] + results["n_pruned"] <= 12
     assert results["trials_per_s"] > 0
+    finished = [t["number"] for t in results["trials"]]
+    assert finished[:2] == [0, 1]  # the default and the warm start
 
 
 def test_a_run_with_a_latency_limit_keeps_the_single_model(tmp_path):
@@ -93,3 +97,19 @@ def test_a_run_with_a_latency_limit_keeps_the_single_model(tmp_path):
     assert not results["best_model"].startswith("blend")
     if results["ensemble"] is not None:  # a blend validated better, and was refused for the latency limit
         assert results["ensemble"]["kept"] is False and "latency limit" in results["ensemble"]["refused"]
+
+
+def test_a_trial_that_cannot_finish_within_the_budget_is_not_started(tmp_path):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6000, 3))
+    frame = pd.DataFrame(X, columns=list("abc")).assign(y=X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(0, 0.3, 6000))
+    # the default (100 trees) shows what a tree costs; a sampled point has the same, or 100 times as many: those
+    # would take far longer than the whole budget
+    space = {"n_estimators": {"type": "categorical", "choices": [100, 10000]}}
+    candidates = [{"model": "lightgbm", "hyperparameters": {"n_estimators": 100}, "search_space": space}]
+    results = _run(tmp_path, {"task": "tabular_regression", "target": "y", "numeric": list("abc"), "categorical": [],
+                              "metric": "rmse", "direction": "minimize", "n_clusters": None, "candidates": candidates,
+                              "hpo_budget_s": 4, "max_trials": 60}, frame)
+    assert results["n_skipped"] >= 1 and results["n_pruned"] == 0
+    assert {t["params"]["lightgbm.n_estimators"] for t in results["trials"]} == {0}  # only 100-tree trials ran
+    assert results["hpo_seconds"] < 6

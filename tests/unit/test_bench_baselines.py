@@ -83,3 +83,38 @@ def test_bench_names_the_suites_datasets_when_asked_for_one_it_lacks(tmp_path, c
     err = capsys.readouterr().err
     assert code != 0 and "no dataset named titanic" in err and "ames" in err and "Traceback" not in err
     assert not (tmp_path / "wd").exists()
+
+
+def _bench(path: Path, bench_id: str, rows: list[dict], only: list[str]) -> Path:
+    path.write_text(json.dumps({"bench_id": bench_id, "options": {"only": only, "repeats": 1, "budget_s": 60.0},
+                                "rows": rows}))
+    return path
+
+
+def _row(dataset: str, repeat: int, value: float, flaml: float | None, autogluon: float | None, metric="rmse") -> dict:
+    return {"dataset": dataset, "setting": "free", "repeat": repeat, "metric": metric, "value": value,
+            "baseline": "FLAML AutoML", "baseline_value": flaml, "wall_s": 60.0,
+            "other_baselines": {} if autogluon is None else {"AutoGluon medium_quality": autogluon}}
+
+
+def test_the_quality_table_merges_reruns_and_counts_wins_per_split(tmp_path):
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "tabular_quality.py"
+    spec = importlib.util.spec_from_file_location("tabular_quality", script)
+    quality = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(quality)
+    first = _bench(tmp_path / "a.json", "A", [_row("diamonds", 1, 530.0, 536.0, 520.0),
+                                              _row("churn", 1, 0.60, 0.58, 0.61, metric="f1")], [])
+    rerun = _bench(tmp_path / "b.json", "B", [_row("diamonds", 1, 518.0, None, None)], ["diamonds"])
+    repeats = _bench(tmp_path / "c.json", "C", [_row("churn", 2, 0.64, 0.59, 0.62, metric="f1")], ["churn"])
+    rows, sources = quality.merged_rows([first, rerun, repeats])
+    diamonds = next(r for r in rows if r["dataset"] == "diamonds")
+    assert (diamonds["value"], diamonds["baseline_value"], diamonds["bench_id"], diamonds["baselines_from"]) == \
+        (518.0, 536.0, "B", "A")  # the rerun's model, the first run's baselines on the same split
+    table = {t["dataset"]: t for t in quality.summary(rows)}
+    assert table["diamonds"]["wins_vs_autogluon"] == 1  # 518 <= 520: lower is better for RMSE
+    churn = table["churn"]
+    assert churn["splits"] == 2 and churn["agent"] == pytest.approx(0.62) and churn["autogluon"] == pytest.approx(0.615)
+    assert (churn["wins_vs_baseline"], churn["wins_vs_autogluon"]) == (2, 1)
+    assert "| churn | f1 | 2 | 0.6200 | 0.5850 | 0.6150 | 2/2 | 1/2 |" in quality.markdown(rows, list(table.values()), sources)

@@ -152,11 +152,26 @@ def test_warm_starts_follow_every_default_and_keep_the_log_scale():
                    "warm_starts": [{"n_estimators": 1000}, {"n_estimators": 5000}]},
                   {"model": "ridge", "hyperparameters": {}, "search_space": {}}]
     study = optuna.create_study()
-    enqueue_defaults(study, candidates, overrides={"log_target": True})
+    assert enqueue_defaults(study, candidates, overrides={"log_target": True}) == 5
     queued = [t.system_attrs["fixed_params"] for t in study.get_trials(deepcopy=False)]
     assert [q["model"] for q in queued] == [0, 0, 1, 0, 0]  # defaults (log, raw), the other default, then warm starts
     assert queued[3] == {"model": 0, "lightgbm.n_estimators": 1000, "lightgbm.log_target": 1}
     assert queued[4]["lightgbm.n_estimators"] == 1500  # clamped into the searched range
+
+
+def test_warm_starts_can_be_tried_on_both_scales_for_a_blend():
+    space = {"n_estimators": {"type": "int", "low": 10, "high": 5000},
+             "log_target": {"type": "categorical", "choices": [False, True]}}
+    candidates = [{"model": "lightgbm", "hyperparameters": {"n_estimators": 100}, "search_space": space,
+                   "warm_starts": [{"n_estimators": 1000}]},
+                  {"model": "knn", "hyperparameters": {"k": 5}, "search_space": {"k": {"type": "int", "low": 1, "high": 9}},
+                   "warm_starts": [{"k": 7}]}]
+    study = optuna.create_study()
+    assert enqueue_defaults(study, candidates, overrides={"log_target": True}, warm_starts_both_ways=True) == 6
+    queued = [t.system_attrs["fixed_params"] for t in study.get_trials(deepcopy=False)]
+    assert queued[3:] == [{"model": 0, "lightgbm.n_estimators": 1000, "lightgbm.log_target": 1},
+                          {"model": 0, "lightgbm.n_estimators": 1000, "lightgbm.log_target": 0},
+                          {"model": 1, "knn.k": 7}]  # no scale to change: once
 
 
 def test_the_knowledge_bases_warm_starts_reach_the_training_script():
@@ -164,9 +179,30 @@ def test_the_knowledge_bases_warm_starts_reach_the_training_script():
     from automl_agent.agents.contracts import TaskType
 
     for task in (TaskType.tabular_classification, TaskType.tabular_regression):
-        warm = kb.models(task)["lightgbm"]["warm_starts"]
-        space = kb.models(task)["lightgbm"]["space"]
-        assert warm and all(set(w) <= set(space) for w in warm)
-        for w in warm:
-            for name, value in w.items():
-                assert space[name]["low"] <= value <= space[name]["high"], (task, name)
+        assert kb.models(task)["lightgbm"]["warm_starts"]
+        for key, info in kb.models(task).items():
+            space = info["space"]
+            for w in info.get("warm_starts", []):
+                values = {k: v for k, v in w.items() if k != "min_rows"}  # min_rows says where it applies
+                assert set(values) <= set(space), (task, key)
+                for name, value in values.items():
+                    assert space[name]["low"] <= value <= space[name]["high"], (task, key, name)
+
+
+def test_a_warm_start_for_large_tables_is_left_out_on_small_ones():
+    space = {"depth": {"type": "int", "low": 4, "high": 8}}
+    candidates = [{"model": "catboost", "hyperparameters": {"depth": 6}, "search_space": space,
+                   "warm_starts": [{"depth": 8, "min_rows": 20000}, {"depth": 5}]}]
+    for n_rows, expected in ((1500, [6, 5]), (30000, [6, 8, 5])):
+        study = optuna.create_study()
+        enqueue_defaults(study, candidates, n_rows=n_rows)
+        assert [t.system_attrs["fixed_params"]["catboost.depth"] for t in study.get_trials(deepcopy=False)] == expected
+
+
+def test_the_run_says_how_many_trials_were_stopped_or_not_started():
+    from automl_agent.flows.automl import _search_notes
+
+    notes = _search_notes({"n_trials": 9, "n_pruned": 13, "n_skipped": 2})
+    assert notes == ["9 trials finished; 13 stopped early by successive halving; 2 sampled points not tried: they "
+                     "would have run past the budget"]
+    assert _search_notes({"n_trials": 9, "n_pruned": 0, "n_skipped": 0}) == []

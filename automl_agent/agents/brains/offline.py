@@ -257,7 +257,7 @@ def _expected_metric(spec: RequirementSpec, generic_score: float) -> float | Non
 
 def _compact_space(model: str, space: dict[str, Any]) -> dict[str, Any]:
     """Cap size-driving hyperparameters when latency or size is constrained."""
-    caps = {"n_estimators": 400, "num_leaves": 64, "max_iter": 300, "max_depth": 16}
+    caps = {"n_estimators": 400, "iterations": 400, "num_leaves": 64, "max_iter": 300, "max_depth": 16}
     out = {}
     for name, spec in space.items():
         spec = dict(spec)

@@ -24,7 +24,8 @@ DEFAULT_MEASURE = {TaskType.tabular_classification: ("area_under_roc_curve", Tru
 # flow names (scikit-learn, mlr, R and others as OpenML spells them) -> the knowledge base's model keys
 FLOW_FAMILIES = [
     (r"lightgbm|lgbm", "lightgbm"),
-    (r"histgradientboosting|gradientboosting|xgboost|catboost|\bgbm\b|\.gbm", "hist_gradient_boosting"),
+    (r"catboost", "catboost"),
+    (r"histgradientboosting|gradientboosting|xgboost|\bgbm\b|\.gbm", "hist_gradient_boosting"),
     (r"randomforest|ranger", "random_forest"),
     (r"extratrees", "extra_trees"),
     (r"logisticregression|glmnet|multinom|logreg", "logistic_regression"),
