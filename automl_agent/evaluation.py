@@ -121,8 +121,9 @@ def _estimator_parameters(est) -> int | None:
         return int(sum(t["num_leaves"] * 2 - 1 for t in dump["tree_info"]))
     if hasattr(est, "get_tree_leaf_counts"):  # CatBoost: each symmetric tree's leaf values and one split per level
         leaves = np.asarray(est.get_tree_leaf_counts(), dtype=float)
-        classes = len(getattr(est, "classes_", None) if getattr(est, "classes_", None) is not None else [])
-        return int(leaves.sum() * (classes if classes > 2 else 1) + np.log2(np.maximum(leaves, 1)).sum())
+        n_classes = len(est.classes_) if getattr(est, "classes_", None) is not None else 0
+        values_per_leaf = n_classes if n_classes > 2 else 1  # one per class for multiclass, else one
+        return int(leaves.sum() * values_per_leaf + np.log2(np.maximum(leaves, 1)).sum())
     if hasattr(est, "estimators_") and hasattr(est.estimators_, "__iter__"):
         return int(sum(getattr(t, "tree_", None).node_count for t in est.estimators_ if hasattr(t, "tree_")))
     if hasattr(est, "coef_"):

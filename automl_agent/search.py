@@ -60,7 +60,8 @@ def enqueue_defaults(study: optuna.Study, candidates: list[dict], first: tuple[s
     candidate's `warm_starts` (configurations the knowledge base knows to do well) follow all the defaults; with
     `warm_starts_both_ways` each is tried with and without the overrides (a model of log prices and one of prices
     err differently, and a blend of the two beats either when the metric is on the raw scale). A warm start that
-    names `min_rows` is for tables at least that large (`n_rows`: the training rows). Returns how many trials are now queued: the study's first trials are these."""
+    names `min_rows` is for tables at least that large (`n_rows`: the training rows). Returns how many trials are
+    now queued: the study's first trials are these."""
     order = sorted(enumerate(candidates), key=lambda item: item[1]["model"] not in first)
 
     def enqueue(index: int, candidate: dict, values: dict) -> None:

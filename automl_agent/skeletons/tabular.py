@@ -224,7 +224,7 @@ def run_search(X_train, y_train, pos_label):
         expected = expected_seconds(trial.study, key, params) if trial.number >= n_known else None
         if expected is not None and expected > left:
             # Optuna's timeout only stops new trials: one that cannot finish in time would overrun the budget
-            # (a 1900-round CatBoost trial started at 40 s of 42 ran to 56 s), so another point is sampled instead
+            # (a 1900-round CatBoost trial started at 37 s of 42 ran to 56 s), so another point is sampled instead
             trial.set_user_attr("skipped", f"expected {expected:.0f} s, {left:.0f} s left")
             raise optuna.TrialPruned()
         if TASK == "tabular_clustering":
@@ -324,10 +324,10 @@ def blend_name(ensemble: dict) -> str:
 
 
 def blend_refusal(model) -> str | None:
-    """Why a blend is not delivered, or None (`model` None: what can be said before fitting it). A run that names a latency limit is serving-sensitive: a blend answers
-    several times slower than its members (a 3-member churn blend took 5.6 ms against 2 ms, and under 50 clients in
-    CI its service fell to 6 requests/s), so such a run keeps the single model. Size and parameter limits are checked
-    on the blend itself."""
+    """Why a blend is not delivered, or None (`model` None: what can be said before fitting it). A run that names a
+    latency limit is serving-sensitive: a blend answers several times slower than its members (a 3-member churn
+    blend took 5.6 ms against 2 ms, and under 50 clients in CI its service fell to 6 requests/s), so such a run
+    keeps the single model. Size and parameter limits are checked on the blend itself."""
     limits = CONFIG.get("limits") or {}
     if "latency_ms" in limits:
         return "the run sets a latency limit, and the single model answers faster"
