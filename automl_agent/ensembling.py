@@ -49,9 +49,13 @@ def pool_of(trials: list, oof: dict[int, np.ndarray], maximize: bool, size: int 
 
 
 def select(trials: list, oof: dict[int, np.ndarray], score: Callable[[np.ndarray], float], maximize: bool,
-           min_relative_gain: float = MIN_RELATIVE_GAIN) -> Blend | None:
+           min_relative_gain: float = MIN_RELATIVE_GAIN, cost: dict[int, float] | None = None,
+           max_cost: float | None = None) -> Blend | None:
     """The greedy blend of the pooled trials' out-of-fold predictions (`score` rates an averaged prediction), or None
-    when no blend of two or more trials beats the best single trial by the margin."""
+    when no blend of two or more trials beats the best single trial by the margin. With `cost` (seconds to refit each
+    trial's model on all rows) and `max_cost`, a trial joins only while the members' refits fit in `max_cost`: the
+    blend is refitted after the search, and its refit must not double the run (the best single model's refit is
+    paid in any case)."""
     pool = pool_of(trials, oof, maximize)
     if len(pool) < 2:
         return None
@@ -59,8 +63,14 @@ def select(trials: list, oof: dict[int, np.ndarray], score: Callable[[np.ndarray
     chosen = [pool[0]]
     total = oof[pool[0]].astype(float).copy()
     current = best_single
+
+    def affordable(n: int) -> bool:
+        if n in chosen or cost is None or max_cost is None:
+            return True
+        return sum(cost.get(m, 0.0) for m in set(chosen)) + cost.get(n, 0.0) <= max_cost
+
     for _ in range(MAX_ROUNDS):
-        tried = [(score((total + oof[n]) / (len(chosen) + 1)), n) for n in pool]
+        tried = [(score((total + oof[n]) / (len(chosen) + 1)), n) for n in pool if affordable(n)]
         value, number = max(tried, key=lambda item: item[0]) if maximize else min(tried, key=lambda item: item[0])
         if not _better(value, current, maximize):
             break

@@ -14,6 +14,10 @@ class UserFacingError(Exception):
         return f"{self.problem}\n  -> {self.hint}" if self.hint else self.problem
 
 
+class InputsUnclear(UserFacingError):
+    """The instruction limits the inputs in words that name no column, or several: ask, never drop the limit."""
+
+
 class TargetUnclear(UserFacingError):
     """The instruction does not say which column to predict, and the data does not settle it: ask, never guess."""
 

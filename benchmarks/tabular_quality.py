@@ -23,18 +23,26 @@ AUTOGLUON = "AutoGluon medium_quality"
 def merged_rows(paths: list[Path]) -> tuple[list[dict], list[dict]]:
     rows: dict[tuple, dict] = {}
     sources = []
+    seen: dict[tuple, list[float]] = {}  # every value each system scored on one split, over all the files
     for path in paths:
         bench = json.loads(path.read_text())
         sources.append({"bench_id": bench["bench_id"], "file": str(path), "only": bench["options"].get("only") or [],
                         "repeats": bench["options"]["repeats"], "budget_s": bench["options"]["budget_s"]})
         for row in bench["rows"]:
             key = (row["dataset"], row["setting"], row["repeat"])
+            for system, value in [("automl-agent", row["value"]), (row["baseline"], row["baseline_value"]),
+                                  *row["other_baselines"].items()]:
+                if value is not None:
+                    seen.setdefault((*key, system), []).append(value)
             earlier = rows.get(key)
             row = {**row, "bench_id": bench["bench_id"], "baselines_from": bench["bench_id"]}
             if earlier is not None and row["baseline_value"] is None and not row["other_baselines"]:
                 row.update(baseline_value=earlier["baseline_value"], other_baselines=earlier["other_baselines"],
                            baselines_from=earlier["baselines_from"])
             rows[key] = row
+    for row in rows.values():
+        key = (row["dataset"], row["setting"], row["repeat"])
+        row["reruns"] = {system: values for (*k, system), values in seen.items() if tuple(k) == key and len(values) > 1}
     return list(rows.values()), sources
 
 
@@ -95,6 +103,18 @@ def markdown(rows: list[dict], table: list[dict], sources: list[dict]) -> str:
         lines.append(f"| {r['dataset']} | {r['repeat'] - 1} | {r['metric']} | {shown(r['value'])} | {r['baseline']} | "
                      f"{shown(r['baseline_value'])} | {shown(r['other_baselines'].get(AUTOGLUON))} | "
                      f"{r['wall_s']:.0f} | {r['bench_id']} | {r['baselines_from']} |")
+    reruns = [(r, system, values) for r in sorted(rows, key=lambda r: (r["dataset"], r["repeat"]))
+              for system, values in r.get("reruns", {}).items()]
+    if reruns:
+        lines += ["", "## The same split scored more than once", "",
+                  "Every value a system reached on one split across the bench files above (the table uses the last). "
+                  "AutoGluon's time-limited fits vary from run to run; the agent's only where its code changed between "
+                  "the runs or a trial ran out of budget.", "",
+                  "| dataset | split (seed) | system | values | spread |", "|---|---|---|---|---|"]
+        for r, system, values in reruns:
+            spread = (max(values) - min(values)) / abs(min(values)) if min(values) else 0.0
+            lines.append(f"| {r['dataset']} | {r['repeat'] - 1} | {system} | {', '.join(shown(v) for v in values)} | "
+                         f"{spread:.1%} |")
     return "\n".join(lines) + "\n"
 
 

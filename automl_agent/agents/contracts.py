@@ -99,6 +99,9 @@ class DatasetSpec(Contract):
     path: str = ""
     target: str | None = Field(default=None, description="target column (held labels for clustering)")
     target_reason: str = Field(default="", description="why this column (filled in by the cross-check)")
+    features: list[str] = Field(default_factory=list,
+                                description="the only columns the instruction allows as inputs; empty: every usable one")
+    excluded: list[str] = Field(default_factory=list, description="columns the instruction says not to use")
     preprocessing: list[str] = Field(default_factory=list)
     augmentation: list[str] = Field(default_factory=list)
 

@@ -20,9 +20,18 @@ def ground(analysis: DataAnalysis, spec: RequirementSpec, profile: DataProfile) 
     numeric_kinds = {"numeric"}
     usable = {c.name: c for c in profile.columns if c.kind not in {"identifier", "constant", "text", "datetime"} and c.name != target}
     chosen = [f for f in analysis.features if f in usable] or list(usable)
+    dropped = dict(analysis.dropped)
+    if spec.dataset.features:  # the instruction's limit wins over the brain's choice
+        for name in usable:
+            if name not in spec.dataset.features:
+                dropped[name] = "not among the inputs the instruction allows"
+        chosen = [f for f in spec.dataset.features if f in usable]
+    for name in spec.dataset.excluded:
+        if name in usable:
+            dropped[name] = "the instruction says not to use it"
+    chosen = [f for f in chosen if f not in spec.dataset.excluded]
     numeric = [f for f in chosen if usable[f].kind in numeric_kinds]
     categorical = [f for f in chosen if usable[f].kind not in numeric_kinds]
-    dropped = dict(analysis.dropped)
     for name in analysis.features:
         if name not in usable and name != target:
             dropped.setdefault(name, "not a usable column of the data")

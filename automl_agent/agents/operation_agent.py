@@ -48,6 +48,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "cv_folds": 3,
         "holdout_above_rows": 20000,
         "hpo_budget_s": round(max(5.0, budget_s * 0.7), 1),
+        "refit_budget_s": round(max(5.0, budget_s * 0.5), 1),  # the blend's refit after the search
         "max_trials": 200,
         "n_jobs": n_jobs,
         "seed": seed,

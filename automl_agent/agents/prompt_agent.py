@@ -9,8 +9,11 @@ from .brains.offline import OfflineRules, default_metric, infer_task, understood
 from .constraints import mentioned_metric, reconcile
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
-from ..errors import TargetUnclear, UserFacingError
+from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .understanding import NAMED, classifiable, eligible_columns, held_labels, named_but_unusable
+from .understanding.features import decide_features, describe, usable_kind
+
+TABLE_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering}
 
 STEP = "prompt.parse_instruction"
 
@@ -118,8 +121,61 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         if problem.n_clusters is not None or rules.problem.n_clusters is not None:
             notes.append(f"number of clusters set to {rules.problem.n_clusters} as the instruction says")
         problem.n_clusters = rules.problem.n_clusters
+    notes += _check_inputs(spec, instruction, profile)
     dataset.path = profile.path
     return spec, notes
+
+
+def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile) -> list[str]:
+    """The inputs the instruction allows ('using only carat and cut', 'don't use total_charges'), read from the
+    words whatever the brain said; a limit naming no column stops the run with a question."""
+    dataset = spec.dataset
+    if spec.problem.downstream_task not in TABLE_TASKS:
+        dataset.features, dataset.excluded = [], []
+        return []
+    choice = decide_features(instruction, profile, dataset.target)
+    notes = []
+    file = profile.path.rsplit("/", 1)[-1] or "the table"
+    if choice.unresolved:
+        columns = [c.name for c in profile.columns if c.name != dataset.target]
+        said = describe(choice.unresolved)
+        target_named = dataset.target and any(dataset.target.lower() in u.lower() for u in choice.unresolved)
+        raise InputsUnclear(
+            f"The instruction limits the model's inputs ({choice.only_phrase!r}), but I cannot tell which column "
+            f"{'each of these means' if len(choice.unresolved) > 1 else 'this means'}: {said}"
+            + (f" ({dataset.target!r} is the column to predict, so it cannot be an input)" if target_named else "") + ".",
+            f"Name the columns as {file} spells them ({', '.join(columns[:15])}{', ...' if len(columns) > 15 else ''}),"
+            " or leave the limit out to use every usable column.", status="rejected")
+    if set(dataset.features) != set(choice.only) and dataset.features:
+        notes.append(f"inputs {describe(dataset.features)} (the brain's) replaced by what the instruction says: "
+                     + (describe(choice.only) if choice.only else "every usable column"))
+    dataset.features = choice.only
+    if choice.only:
+        unusable = [c for c in (profile.column(n) for n in choice.only) if c is not None and not usable_kind(c)]
+        if len(unusable) == len(choice.only):
+            raise UserFacingError(
+                f"The instruction limits the inputs to {describe(choice.only)}, and no model here can learn from "
+                f"{'them' if len(unusable) > 1 else 'it'}: " + "; ".join(f"{c.name} is {_kind_phrase(c.kind)}"
+                                                                        for c in unusable) + ".",
+                "Name other columns as inputs, or leave the limit out to use every usable column.", status="rejected")
+        notes.append(f"inputs limited to {describe(choice.only)} as the instruction says ({choice.only_phrase!r})"
+                     + "".join(f"; {c.name} left out: it is {_kind_phrase(c.kind)}" for c in unusable))
+    dataset.excluded = [name for name in choice.excluded if name not in choice.only]
+    left = [c.name for c in profile.columns if usable_kind(c) and c.name != dataset.target
+            and c.name not in dataset.excluded and (not dataset.features or c.name in dataset.features)]
+    if dataset.excluded and not left:
+        raise UserFacingError(
+            f"The instruction leaves out {describe(dataset.excluded)} ({choice.excluded_phrase!r}), and no other "
+            "column is left for the model to learn from.", "Allow at least one input column.", status="rejected")
+    if dataset.excluded:
+        notes.append(f"{describe(dataset.excluded)} not used as inputs, as the instruction says "
+                     f"({choice.excluded_phrase!r})")
+    return notes
+
+
+def _kind_phrase(kind: str) -> str:
+    return {"identifier": "an identifier (a different value in every row)", "constant": "constant (one value)",
+            "text": "free text", "datetime": "a date or time", "image": "image paths"}.get(kind, kind)
 
 
 def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:

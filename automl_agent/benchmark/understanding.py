@@ -1,11 +1,12 @@
 """The instruction corpus (instructions.yaml) through INIT: request check and requirement parsing with the cross-check,
 no training. Scores each case against what its writer meant.
 
-    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout|holdout2]
+    python -m automl_agent.benchmark.understanding [--llm offline|gguf:gemma3-270m] [--corpus main|holdout|holdout2|holdout3]
         [--every K] [--out benchmarks/results]
 
 Three corpora, each written after the one before had been used to improve the understanding: `main`
-(instructions.yaml), `holdout` (instructions_holdout.yaml) and `holdout2` (instructions_holdout2.yaml).
+(instructions.yaml), `holdout` (instructions_holdout.yaml), `holdout2` (instructions_holdout2.yaml) and `holdout3`
+(instructions_holdout3.yaml: limits on the inputs).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from typing import Any
 import yaml
 
 from ..agents.contracts import DataProfile
-from ..errors import TargetUnclear, UserFacingError
+from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 
 CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout": Path(__file__).with_name("instructions_holdout.yaml"),
-           "holdout2": Path(__file__).with_name("instructions_holdout2.yaml")}
+           "holdout2": Path(__file__).with_name("instructions_holdout2.yaml"),
+           "holdout3": Path(__file__).with_name("instructions_holdout3.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -85,11 +87,14 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None) 
         spec, _ = prompt_agent.parse_instruction(brain, instruction, profile, flag)
     except TargetUnclear as exc:
         return {"outcome": "ask", "candidates": exc.candidates, "message": exc.problem}
+    except InputsUnclear as exc:
+        return {"outcome": "ask", "candidates": [], "message": exc.problem}
     except UserFacingError as exc:
         return {"outcome": "refuse", "message": exc.problem}
     p = spec.problem
     return {"outcome": "ok", "task": p.downstream_task.value, "target": spec.dataset.target, "metric": p.metric,
             "constraints": sorted(f"{c.name} {c.op} {c.target:g}" for c in p.constraints),
+            "features": sorted(spec.dataset.features), "excluded": sorted(spec.dataset.excluded),
             "reason": spec.dataset.target_reason}
 
 
@@ -107,7 +112,9 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
         silent = expect == "ask" and got["outcome"] == "ok"
     else:
         wanted = {"task": TASKS[expect["task"]], "target": expect["target"], "metric": expect["metric"],
-                  "constraints": sorted(_normalise_constraint(c) for c in expect["constraints"])}
+                  "constraints": sorted(_normalise_constraint(c) for c in expect["constraints"]),
+                  # inputs limited or left out only where the writer said so
+                  "features": sorted(expect.get("features", [])), "excluded": sorted(expect.get("excluded", []))}
         understood = got["outcome"] == "ok" and all(got.get(k) == v for k, v in wanted.items())
         silent = got["outcome"] == "ok" and got.get("target") != wanted["target"] and wanted["target"] is not None
         expect = wanted

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import mlflow
 import pandas as pd
 import pytest
@@ -40,6 +43,28 @@ def test_regression_run_is_verified_registered_and_tracked(run_cli, small_diamon
     assert len(model.predict(rows)) == 20
     description = client.get_model_version("diamonds-test", record.registered_model.version).description
     assert "rmse" in description and "models:/diamonds-test@champion" in description
+
+
+def test_a_limit_on_the_inputs_reaches_the_trained_model_and_the_served_schema(run_cli, small_diamonds, workdir):
+    code, record, err = run_cli("run", "Predict the price of a diamond using only carat, cut and clarity; RMSE below 3000.",
+                                "--data", str(small_diamonds), "--budget", "4", "--max-revisions", "0")
+    assert code == 0, err
+    assert "cross-check: inputs limited to carat, cut and clarity" in err
+    run_dir = Path(record.report_path).parent
+    served = json.loads((run_dir / "bento" / "schema.json").read_text())
+    assert sorted(c["name"] for c in served["columns"]) == ["carat", "clarity", "cut"]
+    point_mlflow_at(record.mlflow_tracking_uri)
+    model = mlflow.pyfunc.load_model(f"models:/{record.registered_model.name}/{record.registered_model.version}")
+    rows = pd.read_csv(small_diamonds)[["carat", "cut", "clarity"]].head(5)
+    assert len(model.predict(rows)) == 5  # three columns are all a caller has to send
+
+
+def test_an_unclear_limit_on_the_inputs_asks_before_anything_is_trained(run_cli, small_diamonds):
+    code, record, err = run_cli("run", "Predict the price using only the sparkle and the size.", "--data",
+                                str(small_diamonds), "--budget", "4")
+    assert code != 0 and record.status == "rejected"
+    assert "'sparkle' and 'size'" in err and "carat, cut, color" in err and "Traceback" not in err
+    assert not record.metrics and record.bento_tag is None
 
 
 def test_clustering_is_scored_with_the_rand_index(run_cli, wine_csv):

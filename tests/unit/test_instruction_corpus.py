@@ -1,6 +1,6 @@
-"""The instruction corpora (automl_agent/benchmark/instructions*.yaml: 367 instructions in many voices, over the
-bundled datasets and 16 synthetic tables) through INIT with the offline brain: request check, target, task, metric
-and constraints, no training.
+"""The instruction corpora (automl_agent/benchmark/instructions*.yaml: 414 instructions in many voices, over the
+bundled datasets and 16 synthetic tables) through INIT with the offline brain: request check, target, task, metric,
+constraints and limits on the inputs, no training.
 
 Floors sit a little under what the current understanding measures (benchmarks/results/understanding_offline*.md);
 a change that understands fewer instructions, or trains on a column nobody asked for, fails here."""
@@ -11,7 +11,7 @@ import pytest
 
 from automl_agent.benchmark.understanding import CORPORA, load_cases, run_corpus, summary_table
 
-FLOORS = {"main": 0.97, "holdout": 0.95, "holdout2": 0.95}
+FLOORS = {"main": 0.97, "holdout": 0.95, "holdout2": 0.95, "holdout3": 0.9}
 
 
 @pytest.fixture(scope="module")
@@ -43,5 +43,5 @@ def test_a_wrong_target_is_never_trained_silently(results, corpus):
 @pytest.mark.parametrize("corpus", sorted(FLOORS))
 def test_requests_that_are_not_learning_tasks_are_refused_and_unclear_targets_asked(results, corpus):
     by_class = {row["phrasing"]: row for row in summary_table(results[corpus])}
-    assert by_class["refuse"]["share"] == 1.0
-    assert all(r.outcome != "ok" for r in results[corpus] if r.phrasing == "ask")
+    assert by_class.get("refuse", {"share": 1.0})["share"] == 1.0
+    assert all(r.outcome != "ok" for r in results[corpus] if r.phrasing == "ask" or r.expected == "ask")

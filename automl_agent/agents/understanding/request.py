@@ -9,14 +9,16 @@ from .target import NAMED, TargetDecision
 
 # things people ask of a file that are not learning a model from it, and attempts to steer the agent
 NOT_LEARNING = re.compile(
-    r"\b(?:poem|poetry|joke|story|essay|song|translate|translation|convert|delete|remove (?:the |all |every )?rows?"
-    r"|drop (?:the |all |every )?rows?"
+    r"\b(?:poem|poetry|joke|story|essay|song|translate|translation|convert"
     r"|book (?:me )?(?:a|an) (?:flight|hotel|table|room|ticket)|what(?:'s| is) the weather|capital of"
     r"|(?:names?|addresses|phone numbers|e-?mails?|contact details|home addresses) (?:and \w+ )?of|list (?:all|every) "
     r"|show me (?:all|every|the) (?:rows|records)|how many rows|bar chart|pie chart|line chart|histogram|scatter ?plot"
     r"|plot (?:the|a|me|it|them)|visuali[sz]e|summari[sz]e|summary of|pivot table"
-    r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:previous|prior|above|earlier|the)"
+    r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier)"
     r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
+# editing the table: an errand on its own, a cleaning step beside a prediction ('predict delays; drop the rows where
+# the carrier is missing')
+ROW_EDITS = re.compile(r"\b(?:delete|remove (?:the |all |every )?rows?|drop (?:the |all |every )?rows?)\b")
 # errands, told as commands ('send the table to Bob', 'please email me the file'), not predictions about sending
 ERRANDS = re.compile(r"(?:^|[.;!?,]\s*|\b(?:please|and|then|also|just|can you|could you)\s+)"
                      r"(?:send|e-?mail|upload|export|forward|post)\b(?![^.;!?]*\bback\b)")
@@ -60,7 +62,8 @@ def steering(text: str) -> list[str]:
 def asks_for_something_else(text: str) -> bool:
     """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data."""
     text = text.lower()
-    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text) or steering(text))
+    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text) or steering(text)
+                or (ROW_EDITS.search(text) and not LEARNING.search(ROW_EDITS.sub(" ", text))))
 
 
 def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None) -> tuple[bool, str]:

@@ -231,6 +231,10 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(r"([^.;:]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
                          text):
         features.append((_list_start(text, m.start(1), m.end(1)), m.end(1)))
+    from .features import input_spans  # features reads mentions the way this module does
+
+    # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
+    features += [(a, b) for _, a, b, _, _ in input_spans(text)]
     negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]")
                if not re.match(NEGATED_NEGATIVES, text[a:])]
     # a yes/no question: its subject is the row ('will the home team ...'), what follows is asked about ('... win?')
@@ -331,7 +335,11 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
 
 
 def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
-    """'target: X', 'label column X', 'y = X', 'the X column', 'X as the label', quoted or backticked names."""
+    """'target: X', 'label column X', 'y = X', 'the X column', 'X as the label', quoted or backticked names; not
+    inside a list of inputs ('use `cement` and `water` as the only predictors')."""
+    from .features import input_spans
+
+    inputs = [(a, b) for _, a, b, _, _ in input_spans(text)]
     for column in sorted(columns, key=lambda c: -len(c.name)):
         n = re.escape(column.name.lower())
         patterns = (
@@ -342,7 +350,7 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
             rf"(?<![\w]){n}[`'\"]?\s+as\s+(?:the\s+|our\s+|my\s+)?(?:label|target|outcome|output|y|thing to predict|dependent variable)\b",
             rf"[`]{n}[`]",
         )
-        if any(re.search(p, text) for p in patterns):
+        if any(not _within(m.start(), inputs) for p in patterns for m in re.finditer(p, text)):
             return column
     return None
 
@@ -400,7 +408,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     columns = eligible_columns(profile)
     if flag is not None:
         return TargetDecision(column=flag, confidence="given", how="flag", reason="--target")
-    text = instruction.lower()
+    text = re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", instruction.lower()))
     toks = tokens(text)
     if profile.graph is not None and columns:
         named = _explicit(text, [c for c in profile.columns if c.name in profile.target_candidates]) or next(

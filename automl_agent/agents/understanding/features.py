@@ -1,0 +1,290 @@
+"""Which columns the instruction allows as inputs: 'using only carat and cut' limits them, 'don't use the customer
+id' leaves one out. A list that names no column is asked about, never ignored."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from ..contracts import ColumnProfile, DataProfile
+from .target import CLAUSE_BREAK, CLAUSE_VERBS, TARGET_VERBS, _list_start, _mentions, _word_matches
+from .words import STOPWORDS, name_parts, normalise, tokens
+
+# words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
+_INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
+                r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
+                r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
+_ONLY = r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than"
+_COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
+_LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{_COLUMN_NOUNS})\b\s*)*"
+# where a restriction list opens
+_RESTRICT_OPENERS = (
+    rf"\b(?:{_INPUT_VERBS})\s+(?:{_ONLY})\b{_LEAD_IN}",  # 'using only', 'based solely on', 'from just'
+    rf"\b(?:{_ONLY})\s+(?:{_INPUT_VERBS})\b{_LEAD_IN}",  # 'only use', 'just using', 'solely based on'
+    rf"\bthe only (?:{_COLUMN_NOUNS})\s+(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
+    r"(?:use|see|get|be|allowed|permitted|trust(?:ed)?|have|need(?:ed)?|want(?:ed)?|to use)?\s*(?:are|is|should be|"
+    r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
+    rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{_LEAD_IN}",  # 'limit the features to'
+    rf"\bnothing (?:but|except|other than|else than)\b{_LEAD_IN}",
+    rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{_COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
+    r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
+    r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
+    # should go in', 'price, only carat'
+)
+# a list of inputs then 'only' or 'and nothing else': 'with carat and cut only', 'use age and income, nothing else'
+# 'amount and hour of day are the only features we trust': the list opens the sentence
+_ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{_COLUMN_NOUNS}|ones?)\b|"
+              r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
+              r"need|have)\b)")  # 'glucose and age are all it may look at'
+_RESTRICT_CLOSERS = (rf"\s+only\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS})\b)",
+                     rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{_COLUMN_NOUNS})|none of the "
+                     rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
+                     rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
+                     rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{_COLUMN_NOUNS}))\b")
+_EXCLUDE_OPENERS = (
+    rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
+    rf"wouldn't|would not|without|(?:won't|will not|doesn't|does not|don't|do not|can't|cannot) (?:let|allow) "
+    rf"(?:us|me|you|it|them|the model)(?: to)?)\s+"
+    rf"(?:to\s+)?(?:us(?:e|ing)|includ(?:e|ing)|look(?:ing)? at|consider(?:ing)?|feed(?:ing)?|rel(?:y|ying) on|"
+    rf"touch(?:ing)?|see(?:ing)?)\b{_LEAD_IN}",
+    rf"\b(?:exclud(?:e|es|ed|ing)|ignor(?:e|es|ed|ing)|leav(?:e|es|ing) out|left out|omit(?:s|ted|ting)?|"
+    rf"drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|skip(?:s|ped|ping)?|throw(?:ing)? away|disregard(?:s|ed|ing)?)\b"
+    rf"{_LEAD_IN}",
+    rf"\b(?:all|every|each|any|the other|other|the rest of the)\s+(?:{_COLUMN_NOUNS})\s+(?:except|but|apart from|"
+    rf"besides|other than)(?: for)?\b{_LEAD_IN}",
+    rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{_LEAD_IN}",
+)
+# 'leave OverallQual out', 'keep the id out of it'
+_EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?)\s+"
+                   r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside)\b")
+# 'drop rows with a missing price' removes rows; 'without overfitting' leaves out no column
+_NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicates?|outliers?|missing|nulls?|nans?|"
+                r"nas?|n/a|empty|blanks?|zeros?|negative|invalid|bad|corrupt\w*|wrong|typos?|nois\w*|samples?|"
+                r"examples?|observations?|cases?|lines?|warnings?)\b")
+# 'drop the values in carat above 3' filters cells, it keeps the column
+_CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
+_LIST_END = (rf"[.;?!()]|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+             rf"\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
+             rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
+             r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
+# 'no depth, no table': said of a column by its exact name
+_NO_COLUMN = r"(?:^|[,.;:!?]\s*|\band\s+|\bbut\s+)no\s+([`'\"]?[\w -]+?[`'\"]?)\s*(?=[,.;:!?]|\band\b|\bcolumn\b|$)"
+_ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
+_ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{_COLUMN_NOUNS}|" \
+              r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
+_KIND_WORDS = {"numeric": r"numeric|numerical|number|numbers|quantitative|continuous",
+               "categorical": r"categorical|category|categories|qualitative|nominal"}
+STRONG = 0.75  # how sure a word match must be to name a column
+# words that add nothing to a column's name: 'smoker status', 'the contract type', 'the balcony flag'
+_GENERIC = {"status", "type", "kind", "flag", "indicator", "level", "info", "information", "value", "values",
+            "column", "columns", "feature", "features", "field", "variable", "data", "details", "yes", "no", "label",
+            "labels", "number", "only", "just", "pls", "plz", "please", "also", "too", "alone", "all", "whatsoever",
+            "entirely", "completely", "either"}
+# a list of these is about rows, resources or the model, not columns: 'using only a CPU', 'only on rows after 2020'
+_NOT_INPUTS = (r"\d|\b(?:under|over|above|below|less|more|than|between|after|before|model|models|cpu|gpus?|cores?|"
+               r"memory|ram|time|seconds?|minutes?|hours?|ms|mb|gb|librar(?:y|ies)|sklearn|scikit|linear|trees?|"
+               r"network|algorithms?|rows?|records?|training|train|test|validation|budget|samples?|examples?|subset|"
+               r"part|half|percent|fraction|standard|open|python|default|defaults|settings?|data|dataset|file|table|csv|"
+               r"code|lines|care|cloud|laptop|machine)\b")
+
+
+class FeatureChoice(BaseModel):
+    """What the instruction says about the inputs: kept empty when it says nothing, so every usable column is used."""
+
+    only: list[str] = Field(default_factory=list, description="the columns the model is limited to")
+    excluded: list[str] = Field(default_factory=list, description="columns the instruction says not to use")
+    only_phrase: str = Field(default="", description="the words that set the limit")
+    excluded_phrase: str = ""
+    unresolved: list[str] = Field(default_factory=list,
+                                  description="items of a 'use only' list that name no column, or several")
+
+
+def _strength(opener: str) -> str:
+    """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
+    'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
+    bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
+    if re.match(r"regress", opener):
+        return "soft"
+    if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{_COLUMN_NOUNS}|"
+                 r"limit\w*|restrict\w*)\b", opener):
+        return "strong"
+    return "weak"
+
+
+def _list_after(text: str, start: int) -> tuple[int, int]:
+    rest = text[start:]
+    stop = next((m for m in re.finditer(_LIST_END, rest) if rest[:m.start()].strip()), None)
+    end = start + (stop.start() if stop else len(rest))
+    return start, end
+
+
+def _list_before(text: str, end: int) -> tuple[int, int] | None:
+    """The input list that a closing 'only' or 'nothing else' ends, back to its verb ('with carat and cut only'):
+    (where the verb starts, where the list starts)."""
+    head = text[:end]
+    opener = None
+    for m in re.finditer(rf"\b(?:{_INPUT_VERBS})\b{_LEAD_IN}", head):
+        opener = m
+    if opener is None or re.search(r"[.;?!]", head[opener.end():]):
+        return None
+    return opener.start(), opener.end()
+
+
+def _items(chunk: str) -> list[str]:
+    items = []
+    for piece in re.split(_ITEM_SPLIT, chunk):
+        words = re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-"))
+        words = " ".join(words.split())
+        if words:
+            items.append(words)
+    return items
+
+
+def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict[str, float]:
+    """How strongly the item's words say each column. With head=True a column counts only when its name says the
+    item's head word, its last meaningful one: 'floor area' is an area, not the floor column; 'smoker status' is
+    the smoker column, 'the applicant's credit score' CreditScore."""
+    toks = tokens(item)
+    meaningful = [t.text for t in toks if t.text not in STOPWORDS and t.text not in _GENERIC]
+    scored = {}
+    for column in columns:
+        evidence = [e for e in _mentions(column, item, toks) if e.how != "values"]
+        if head and meaningful:
+            evidence = [e for e in evidence if meaningful[-1] in {t.text for t in tokens(e.words)}]
+        best = max((e.score for e in evidence), default=0.0)
+        if best > 0:
+            scored[column.name] = best
+    return scored
+
+
+def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
+    """The columns one list item names, and whether it names a group on purpose: the exact name, several exact names
+    without commas ('x y z'), a kind ('the numeric columns'), or the column whose name its words say best. Several
+    equally good columns ('length' with bill and flipper lengths) come back as not a group, so the caller can ask."""
+    bare = item.strip().strip("`'\"").lower()
+    exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
+    if exact:
+        return exact, False
+    names = {c.name.lower(): c.name for c in columns}
+    if len(bare.split()) > 1 and all(w in names for w in bare.split()):
+        return [names[w] for w in bare.split()], True
+    for kind, pattern in _KIND_WORDS.items():
+        if re.fullmatch(rf"(?:all\s+)?(?:the\s+)?(?:{pattern})(?:\s+ones)?", bare):
+            return [c.name for c in columns if (c.kind == "numeric") == (kind == "numeric") and usable_kind(c)], True
+    scored = {name: score for name, score in _scores(bare, columns, head=True).items() if score >= STRONG}
+    top = max(scored.values(), default=0.0)
+    best = [name for name, score in scored.items() if score == top]
+    if best:
+        return best, False
+    # every word said belongs to one column's name and to no other's: 'income' for ApplicantIncome_USD, 'living
+    # area' for Gr_Liv_Area; 'length' with two length columns stays open
+    said = [t for t in tokens(bare) if t.text not in STOPWORDS]
+    covering = [c.name for c in columns if said and all(_name_says(c.name, t) for t in said)]
+    return (covering if len(covering) == 1 else []), False
+
+
+def _name_says(name: str, token) -> bool:
+    parts = name_parts(name)
+    return any(_word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
+                                               and token.text.startswith(w))
+               for w, ws in zip(parts.words, parts.stems))
+
+
+def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list[str], list[str]]:
+    """(columns, items that name no column or several, each with the nearest columns)."""
+    columns = [c for c in profile.columns if c.name != target]
+    found: list[str] = []
+    unresolved: list[str] = []
+    for item in _items(chunk):
+        names, group = _columns_for(item, columns)
+        if len(names) == 1 or (names and group):
+            found += [n for n in names if n not in found]
+        elif names:
+            unresolved.append(f"'{item}' (could be {describe(names, 'or')})")
+        else:
+            near = sorted(_scores(item, columns).items(), key=lambda kv: -kv[1])[:3]
+            hint = f" (nearest: {describe([n for n, _ in near], 'or')})" if near else ""
+            unresolved.append(f"'{item}'{hint}")
+    return found, unresolved
+
+
+def _ambiguous(unresolved: list[str]) -> bool:
+    return any("(could be" in u or "(nearest" in u for u in unresolved)
+
+
+def _about_inputs(chunk: str) -> bool:
+    return not re.search(_NOT_INPUTS, chunk)
+
+
+def input_spans(text: str) -> list[tuple[int, int, int, int, str]]:
+    """Where the text limits the inputs: (phrase start, list start, list end, phrase end, how sure: see _strength).
+    Also what the target decision treats as inputs ('based only on contract and tenure')."""
+    spans = []
+    for opener in _RESTRICT_OPENERS:
+        for m in re.finditer(opener, text):
+            a, b = _list_after(text, m.end())
+            spans.append((m.start(), a, b, b, _strength(m.group(0))))
+    for closer in _RESTRICT_CLOSERS:
+        for m in re.finditer(closer, text):
+            end = len(text[:m.start()].rstrip(" ,;.-"))
+            found = _list_before(text, end)
+            if found and text[found[1]:end].strip():
+                spans.append((found[0], found[1], end, m.end(), _strength(text[found[0]:found[1]])))
+    for m in re.finditer(_ONLY_ONES, text):
+        sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
+        a = _list_start(text, sentence, m.start())
+        spans.append((a, a, m.start(), m.end(), "strong"))
+    return spans
+
+
+def plain(instruction: str) -> str:
+    """The instruction as the rules read it: lower case, number words as digits, 'w/' as 'with'."""
+    return re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", normalise(instruction)))
+
+
+def decide_features(instruction: str, profile: DataProfile, target: str | None) -> FeatureChoice:
+    text = plain(instruction)
+    said = instruction if len(instruction) == len(text) else text  # the phrases quoted back, as written
+    choice = FeatureChoice()
+    for start, a, b, end, strength in input_spans(text):
+        chunk = text[a:b]
+        names_inputs = bool(re.search(rf"\b(?:{_COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
+        columns, unresolved = _resolve(chunk, profile, target)
+        if not columns and not names_inputs and not _about_inputs(chunk):
+            continue  # 'using only a CPU', 'only on rows after 2020'
+        if not columns and strength != "strong" and not _ambiguous(unresolved):
+            continue  # 'only with care', 'from just one store': no column named, and the words need not name one
+        if strength == "soft" and unresolved:
+            continue
+        choice.only += [c for c in columns if c not in choice.only]
+        choice.unresolved += [u for u in unresolved if u not in choice.unresolved]
+        choice.only_phrase = choice.only_phrase or said[start:end].strip(" ,.;:!?-")
+    for opener in _EXCLUDE_OPENERS:
+        for m in re.finditer(opener, text):
+            a, b = _list_after(text, m.end())
+            if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
+                continue
+            _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
+    for m in re.finditer(_EXCLUDE_AROUND, text):
+        _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
+    names = {c.name.lower().replace("_", " "): c.name for c in profile.columns if c.name != target}
+    for m in re.finditer(_NO_COLUMN, text):
+        name = names.get(m.group(1).strip("`'\" ").replace("_", " "))
+        _exclude(choice, [name] if name else [], said[m.start():m.end()].strip(" ,.;"))
+    return choice
+
+
+def _exclude(choice: FeatureChoice, columns: list[str], phrase: str) -> None:
+    added = [c for c in columns if c not in choice.excluded and c not in choice.only]
+    choice.excluded += added
+    if added and not choice.excluded_phrase:
+        choice.excluded_phrase = phrase
+
+
+def describe(columns: list[str], conjunction: str = "and") -> str:
+    return ", ".join(columns[:-1]) + f" {conjunction} {columns[-1]}" if len(columns) > 1 else "".join(columns)
+
+
+def usable_kind(column: ColumnProfile) -> bool:
+    return column.kind not in {"identifier", "constant", "text", "datetime", "image"}
