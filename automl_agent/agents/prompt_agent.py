@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
@@ -146,6 +148,9 @@ def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile)
             + (f" ({dataset.target!r} is the column to predict, so it cannot be an input)" if target_named else "") + ".",
             f"Name the columns as {file} spells them ({', '.join(columns[:15])}{', ...' if len(columns) > 15 else ''}),"
             " or leave the limit out to use every usable column.", status="rejected")
+    by_brain = _brain_reads_a_limit_the_rules_missed(dataset.features, choice.only, instruction, profile)
+    if by_brain:
+        choice.only = list(dataset.features)
     if set(dataset.features) != set(choice.only) and dataset.features:
         notes.append(f"inputs {describe(dataset.features)} (the brain's) replaced by what the instruction says: "
                      + (describe(choice.only) if choice.only else "every usable column"))
@@ -158,7 +163,8 @@ def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile)
                 f"{'them' if len(unusable) > 1 else 'it'}: " + "; ".join(f"{c.name} is {_kind_phrase(c.kind)}"
                                                                         for c in unusable) + ".",
                 "Name other columns as inputs, or leave the limit out to use every usable column.", status="rejected")
-        notes.append(f"inputs limited to {describe(choice.only)} as the instruction says ({choice.only_phrase!r})"
+        source = "as the brain read the instruction" if by_brain else f"as the instruction says ({choice.only_phrase!r})"
+        notes.append(f"inputs limited to {describe(choice.only)} {source}"
                      + "".join(f"; {c.name} left out: it is {_kind_phrase(c.kind)}" for c in unusable))
     dataset.excluded = [name for name in choice.excluded if name not in choice.only]
     left = [c.name for c in profile.columns if usable_kind(c) and c.name != dataset.target
@@ -171,6 +177,14 @@ def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile)
         notes.append(f"{describe(dataset.excluded)} not used as inputs, as the instruction says "
                      f"({choice.excluded_phrase!r})")
     return notes
+
+
+def _brain_reads_a_limit_the_rules_missed(said: list[str], read: list[str], instruction: str,
+                                          profile: DataProfile) -> bool:
+    """A brain may understand a limit in words the rules do not know ('with only the 4 Cs'): it stands when the rules
+    found none, the instruction does speak of limiting something, and every column it names is real."""
+    return bool(said) and not read and all(profile.column(c) is not None for c in said) and bool(
+        re.search(r"\b(?:only|just|solely|exclusively|nothing else|no other|limit\w*|restrict\w*)\b", instruction.lower()))
 
 
 def _kind_phrase(kind: str) -> str:

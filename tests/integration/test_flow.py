@@ -62,7 +62,7 @@ def test_a_limit_on_the_inputs_reaches_the_trained_model_and_the_served_schema(r
 def test_an_unclear_limit_on_the_inputs_asks_before_anything_is_trained(run_cli, small_diamonds):
     code, record, err = run_cli("run", "Predict the price using only the sparkle and the size.", "--data",
                                 str(small_diamonds), "--budget", "4")
-    assert code != 0 and record.status == "rejected"
+    assert code == 2 and record.status == "rejected"
     assert "'sparkle' and 'size'" in err and "carat, cut, color" in err and "Traceback" not in err
     assert not record.metrics and record.bento_tag is None
 

@@ -152,6 +152,21 @@ def test_a_brains_limit_that_the_words_do_not_state_is_undone(profiles):
     assert any("replaced by what the instruction says: every usable column" in n for n in notes)
 
 
+def test_a_brain_may_read_a_limit_in_words_the_rules_do_not_know(profiles):
+    """'the 4 Cs' names no column to the rules; an LLM that knows diamonds reads carat, cut, color and clarity."""
+    answer = {"problem": {"downstream_task": "tabular_regression", "metric": "rmse"},
+              "dataset": {"target": "price", "features": ["carat", "cut", "color", "clarity"]}}
+    brain = RecordingBrain(ScriptedBrain({"prompt.parse_instruction": [answer]}), Transcript())
+    spec, notes = _parse(profiles["diamonds"], "Estimate price with only the 4 Cs.", brain)
+    assert spec.dataset.features == ["carat", "cut", "color", "clarity"]
+    assert any(n.startswith("inputs limited to carat, cut, color and clarity") for n in notes)
+    wrong = {"problem": {"downstream_task": "tabular_regression", "metric": "rmse"},
+             "dataset": {"target": "price", "features": ["carat", "sparkle"]}}
+    brain = RecordingBrain(ScriptedBrain({"prompt.parse_instruction": [wrong]}), Transcript())
+    spec, _ = _parse(profiles["diamonds"], "Estimate price with only the 4 Cs.", brain)
+    assert spec.dataset.features == []  # a column that does not exist: the brain's reading is not taken
+
+
 def test_a_word_that_only_qualifies_another_does_not_name_a_column():
     """'floor area' is an area: with a floor column and the area under another name, the run asks."""
     frame = pd.DataFrame({"Wohnflaeche_m2": [40.5 + i for i in range(100)], "floor": [i % 6 for i in range(100)],
