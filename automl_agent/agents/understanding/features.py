@@ -4,12 +4,13 @@ id' leaves one out. A list that names no column is asked about, never ignored.""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
-from .target import CLAUSE_BREAK, CLAUSE_VERBS, TARGET_VERBS, _list_start, _mentions, _word_matches
-from .words import STOPWORDS, name_parts, normalise, tokens
+from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list_start, _mentions, _word_matches
+from .words import STOPWORDS, expand_shorthand, name_parts, normalise, tokens
 
 # words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
 _INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
@@ -217,7 +218,8 @@ def _about_inputs(chunk: str) -> bool:
     return not re.search(_NOT_INPUTS, chunk)
 
 
-def input_spans(text: str) -> list[tuple[int, int, int, int, str]]:
+@lru_cache(maxsize=64)
+def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
     """Where the text limits the inputs: (phrase start, list start, list end, phrase end, how sure: see _strength).
     Also what the target decision treats as inputs ('based only on contract and tenure')."""
     spans = []
@@ -235,12 +237,12 @@ def input_spans(text: str) -> list[tuple[int, int, int, int, str]]:
         sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
         a = _list_start(text, sentence, m.start())
         spans.append((a, a, m.start(), m.end(), "strong"))
-    return spans
+    return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
 
 
 def plain(instruction: str) -> str:
     """The instruction as the rules read it: lower case, number words as digits, 'w/' as 'with'."""
-    return re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", normalise(instruction)))
+    return expand_shorthand(normalise(instruction))
 
 
 def decide_features(instruction: str, profile: DataProfile, target: str | None) -> FeatureChoice:
@@ -287,4 +289,5 @@ def describe(columns: list[str], conjunction: str = "and") -> str:
 
 
 def usable_kind(column: ColumnProfile) -> bool:
-    return column.kind not in {"identifier", "constant", "text", "datetime", "image"}
+    """A column a tabular model can learn from: the kinds that cannot be a target cannot be an input either."""
+    return column.kind not in NOT_TARGETS

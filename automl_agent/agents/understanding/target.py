@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from ..contracts import ColumnProfile, DataProfile
-from .words import STOPWORDS, Token, name_parts, stem, tokens
+from .words import STOPWORDS, Token, expand_shorthand, name_parts, stem, tokens
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -408,7 +408,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     columns = eligible_columns(profile)
     if flag is not None:
         return TargetDecision(column=flag, confidence="given", how="flag", reason="--target")
-    text = re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", instruction.lower()))
+    text = expand_shorthand(instruction.lower())
     toks = tokens(text)
     if profile.graph is not None and columns:
         named = _explicit(text, [c for c in profile.columns if c.name in profile.target_candidates]) or next(

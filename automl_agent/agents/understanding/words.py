@@ -108,6 +108,11 @@ def normalise(text: str) -> str:
     return numbers_to_digits(text.lower())
 
 
+def expand_shorthand(text: str) -> str:
+    """'w/o' as 'without' and 'w/' as 'with' ('ONLY w/ income + credit score')."""
+    return re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", text))
+
+
 def tokens(text: str) -> list[Token]:
     out = []
     for m in re.finditer(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()):
