@@ -321,6 +321,8 @@ def _summary(record, reporter, workdir: Path) -> None:
     rows.append(("run", f"success score {record.success_score}; {record.timings.get('total', 0):.1f} s; "
                         f"run.json in {workdir / 'runs' / record.run_id}"))
     reporter.table("", rows)
+    for warning in record.warnings:
+        reporter.always(f"  WARNING: {warning}")
 
 
 def _planned_summary(record, reporter) -> None:

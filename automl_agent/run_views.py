@@ -76,6 +76,14 @@ def describe_run(r: RunRecord) -> str:
              f"  instruction:  {r.instruction}",
              f"  data:         {_data_line(r)}",
              f"  created:      {r.created_at}"]
+    if r.data_reading:
+        lines.append(f"  read as:      {r.data_reading}" + (f"; typed copy {r.data_snapshot}" if r.data_snapshot else ""))
+    if r.data_notes:
+        lines.append("  data notes:")
+        lines += [f"    - {note}" for note in r.data_notes]
+    if r.warnings:
+        lines.append("  WARNINGS:")
+        lines += [f"    ! {w}" for w in r.warnings]
     if r.task_type:
         lines.append(f"  task:         {r.task_type}")
         lines.append(f"  target:       {r.target!r}" + (f" ({r.target_reason})" if r.target_reason else ""))

@@ -78,6 +78,12 @@ class RunRecord(BaseModel):
     message: str = ""
     instruction: str
     data_path: str = ""
+    data_snapshot: str = Field(default="", description="the run's typed copy of the table (Parquet), which every "
+                                                       "stage after INIT reads")
+    data_reading: str = Field(default="", description="how the file was read: format, delimiter, encoding ...")
+    data_notes: list[str] = Field(default_factory=list, description="what reading and the data checks changed")
+    warnings: list[str] = Field(default_factory=list, description="what a user should look at before trusting the "
+                                                                 "model (a score too good to be true ...)")
     data_source: DataSource | None = Field(default=None, description="where the data came from when it was not a "
                                                                      "local file: a URL, or a dataset the agent found")
     retrieval: list[SourceReport] = Field(default_factory=list, description="what each knowledge source did")

@@ -102,6 +102,8 @@ class DatasetSpec(Contract):
     features: list[str] = Field(default_factory=list,
                                 description="the only columns the instruction allows as inputs; empty: every usable one")
     excluded: list[str] = Field(default_factory=list, description="columns the instruction says not to use")
+    left_out: dict[str, str] = Field(default_factory=dict, description="columns the data checks set aside (a column "
+                                                                        "that reproduces the target), with why")
     preprocessing: list[str] = Field(default_factory=list)
     augmentation: list[str] = Field(default_factory=list)
 
@@ -161,6 +163,37 @@ class GraphProfile(Contract):
         default=None, description="share of edges between labelled non-test nodes that join two nodes of one class")
 
 
+class TableReading(Contract):
+    """How the table was read: the decisions a user may want to check, shown by the run and kept beside the
+    snapshot every later stage reads."""
+    file: str
+    format: str = Field(description="csv, json lines, json, parquet or excel")
+    compression: str | None = None
+    encoding: str | None = None
+    delimiter: str | None = None
+    decimal: str | None = None
+    header: bool = True
+    skipped_lines: int = Field(default=0, description="lines above the table (a title, comments) left out")
+    notes: list[str] = Field(default_factory=list, description="each change made to what the file says, per column")
+
+    def summary(self) -> str:
+        """'csv, ';'-separated, decimal comma, cp1252' and the like: what differs from a plain UTF-8 CSV."""
+        parts = [self.format]
+        if self.compression:
+            parts.append(f"{self.compression}-compressed")
+        if self.delimiter and self.delimiter != ",":
+            parts.append({"\t": "tab", ";": "';'", "|": "'|'"}.get(self.delimiter, repr(self.delimiter)) + "-separated")
+        if self.decimal == ",":
+            parts.append("decimal comma")
+        if self.encoding and self.encoding.replace("_", "-").lower() not in {"utf-8", "ascii"}:
+            parts.append(self.encoding)
+        if not self.header:
+            parts.append("no header row")
+        if self.skipped_lines:
+            parts.append(f"{self.skipped_lines} line(s) above the table skipped")
+        return ", ".join(parts)
+
+
 class DataProfile(Contract):
     path: str
     n_rows: int
@@ -169,6 +202,7 @@ class DataProfile(Contract):
     target_candidates: list[str] = Field(default_factory=list)
     class_balance: dict[str, float] | None = None
     graph: GraphProfile | None = Field(default=None, description="node classification: the graph's shape")
+    reading: TableReading | None = Field(default=None, description="how the file was read (tables only)")
 
     def column(self, name: str) -> ColumnProfile | None:
         return next((c for c in self.columns if c.name == name), None)

@@ -29,7 +29,10 @@ def ground(analysis: DataAnalysis, spec: RequirementSpec, profile: DataProfile) 
     for name in spec.dataset.excluded:
         if name in usable:
             dropped[name] = "the instruction says not to use it"
-    chosen = [f for f in chosen if f not in spec.dataset.excluded]
+    for name, why in spec.dataset.left_out.items():
+        if name in usable:
+            dropped[name] = why
+    chosen = [f for f in chosen if f not in spec.dataset.excluded and f not in spec.dataset.left_out]
     numeric = [f for f in chosen if usable[f].kind in numeric_kinds]
     categorical = [f for f in chosen if usable[f].kind not in numeric_kinds]
     for name in analysis.features:

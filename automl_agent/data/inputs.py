@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..agents.contracts import DataProfile
 from ..errors import UserFacingError
-from .io import read_table
+from .io import read_table_with_notes
 from .profile import profile_table
 
 
@@ -24,8 +24,8 @@ def read_input(path: str | Path, shown_path: str = "") -> tuple[pd.DataFrame, Da
             raise UserFacingError(f"{path} is a graph, and reading graphs needs PyTorch Geometric ({exc.name} is missing).",
                                   "Install the graph extra: pip install 'automl-agent[graph]'.") from None
         return loaded.node_table(), graph.profile_graph(loaded, shown_path)
-    frame = read_table(path)
-    return frame, profile_table(frame, shown_path)
+    frame, reading = read_table_with_notes(path)
+    return frame, profile_table(frame, shown_path).model_copy(update={"reading": reading})
 
 
 def is_url(data: str) -> bool:

@@ -19,10 +19,12 @@ from .. import context
 from ..agents import operation_agent
 from ..agents.brains.pricing import reference_cost_usd
 from ..agents.feasibility import check_feasible
-from ..agents.contracts import CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript, RequirementSpec
+from ..agents.contracts import (CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript,
+                                RequirementSpec, TaskType)
 from ..console import Reporter
 from ..data.finder import find_and_snapshot, resolve_reference
 from ..data.inputs import is_url, localize, read_input
+from ..data import sanity, snapshot
 from ..data.profile import class_balance
 from ..errors import UserFacingError
 from ..sandbox import isolation_summary
@@ -35,6 +37,12 @@ from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
 from ..workspace import ConstraintRecord, DataSource, LLMUsage, PlanRecord, RunRecord, Workspace, new_run_id
+
+# image tables point at files beside them and graphs are folders: those are read where they lie
+SNAPSHOT_SKIPPED = {TaskType.image_classification, TaskType.node_classification}
+# tasks whose model learns from input columns (a forecast may have none besides its series)
+INPUT_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering,
+               TaskType.text_classification}
 
 
 class Attempt:
@@ -235,6 +243,30 @@ def _note_resumed(ctx: context.StageContext, record: RunRecord, stage_name: str)
     ctx.reporter.detail(f"{stage_name}: resumed from the finished stage of an earlier attempt of this run")
 
 
+def _check_and_snapshot(ctx: context.StageContext, record: RunRecord, frame, profile, spec: RequirementSpec):
+    """The target and leakage rules on the table as read, then the run's snapshot that every later stage reads."""
+    classification = spec.problem.downstream_task in CLASSIFICATION_TASKS
+    compared_only = spec.problem.downstream_task == TaskType.tabular_clustering  # its label is never an input
+    frame, checks = sanity.check(frame, None if compared_only else spec.dataset.target, classification,
+                                 spec.dataset.features or None, Path(record.data_path).name)
+    for note in checks.notes:
+        record.data_notes.append(note)
+        ctx.reporter.always(f"data: {note}")
+    if spec.problem.downstream_task in INPUT_TASKS:
+        kinds_learned_from = {"numeric", "categorical", "boolean"} | (
+            {"text"} if spec.problem.downstream_task == TaskType.text_classification else set())
+        usable = [c.name for c in profile.columns if c.kind in kinds_learned_from and c.name != spec.dataset.target
+                  and c.name not in checks.left_out and c.name not in spec.dataset.excluded
+                  and (not spec.dataset.features or c.name in spec.dataset.features)]
+        sanity.require_inputs(usable, spec.dataset.target, Path(record.data_path).name, checks.left_out)
+    path = snapshot.write(frame, profile.reading, checks, ctx.run_dir, Path(record.data_path).stem)
+    record.data_snapshot = str(path)
+    ctx.tracker.json(ctx.mlflow_run_id, {"reading": profile.reading.model_dump(), "checks": checks.model_dump()},
+                     "data/reading.json")
+    dataset = spec.dataset.model_copy(update={"path": str(path), "left_out": {**spec.dataset.left_out, **checks.left_out}})
+    return frame, spec.model_copy(update={"dataset": dataset})
+
+
 def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
     opts, say, stage = ctx.options, ctx.reporter.detail, ctx.reporter.stage
     run = ctx.ref
@@ -256,6 +288,12 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
         shape = (f"graph of {profile.graph.n_nodes} nodes, {profile.graph.n_edges} edges" if profile.graph
                  else f"{profile.n_rows} rows x {profile.n_columns} columns")
         say(f"{shape}; request accepted")
+        if profile.reading is not None:
+            record.data_reading = profile.reading.summary()
+            say(f"data: read as {record.data_reading}")
+            for note in profile.reading.notes:
+                record.data_notes.append(note)
+                ctx.reporter.always(f"data: {note}")
 
     with stage("parse", "INIT: parsing the instruction into a requirement spec"):
         spec, corrections = stage_call(parsing.parse_instruction, run, opts.instruction, profile, opts.target)
@@ -271,6 +309,8 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
             say(f"constraint: {c.describe()}")
         for note in corrections:
             say(f"cross-check: {note}")
+        if profile.reading is not None and spec.problem.downstream_task not in SNAPSHOT_SKIPPED:
+            frame, spec = _check_and_snapshot(ctx, record, frame, profile, spec)
         for note in check_feasible(spec, frame, spec.dataset.path, opts.instruction):
             say(f"data: {note}")
     ctx.workspace.save(record)
@@ -410,6 +450,12 @@ def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec
     results = best.result.results
     record.metrics = {k: round(float(v), 6) for k, v in results["metrics"].items()}
     record.best_model = results.get("best_model")
+    for note in sanity.split_notes(results):
+        record.data_notes.append(note)
+        ctx.reporter.always(f"data: {note}")
+    for warning in sanity.score_warnings(results, spec.problem.downstream_task.value):
+        record.warnings.append(warning)
+        ctx.reporter.always(f"WARNING: {warning}")
     ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
     ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "n_trials", "cv_score")})
     with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):

@@ -62,8 +62,15 @@ def write_report(run_dir: Path, record: dict[str, Any], results: dict[str, Any],
             + (f", target `{record['target']}`" if record.get("target") else "")
             + (f" ({record['target_reason']})" if record.get("target_reason") else "")
             + f". Run `{record['run_id']}`, started {record.get('created_at', '')}."]
+    for warning in record.get("warnings") or []:
+        lead.append(f"**Warning:** {warning}")
     sections: list[Section] = []
     pictures: list[Picture] = []
+    if record.get("data_reading") or record.get("data_notes"):
+        blocks = [f"Read as {record['data_reading']}." if record.get("data_reading") else ""]
+        if record.get("data_notes"):
+            blocks.append(list(record["data_notes"]))
+        sections.append(Section("How the data was read", [b for b in blocks if b]))
 
     if record.get("metrics"):
         n_test = results.get("n_test")

@@ -62,7 +62,26 @@ def split_data(frame: pd.DataFrame):
     if y is None:
         X_train, X_test = train_test_split(X, test_size=CONFIG["test_size"], random_state=SEED)
         return X_train, X_test, None, None
+    copies = pd.util.hash_pandas_object(pd.concat([X, y], axis=1), index=False)
+    if copies.duplicated().any():
+        return split_keeping_copies_together(X, y, copies)
     return train_test_split(X, y, test_size=CONFIG["test_size"], random_state=SEED, stratify=stratify)
+
+
+SPLIT_NOTES: dict = {}  # what the split did beyond splitting, for results.json
+
+
+def split_keeping_copies_together(X, y, copies):
+    """Rows repeated exactly (inputs and target) go to the same side of the split: a test row whose copy was
+    trained on would be scored as if the model generalised to it. The count goes to results.json."""
+    first = ~copies.duplicated()
+    distinct_y = y[first.to_numpy()]
+    stratify = distinct_y if CLASSIFICATION and distinct_y.value_counts().min() >= 2 else None
+    _, test_keys = train_test_split(copies[first.to_numpy()], test_size=CONFIG["test_size"], random_state=SEED,
+                                    stratify=stratify)
+    test = copies.isin(set(test_keys)).to_numpy()
+    SPLIT_NOTES["repeated_rows_kept_on_one_side"] = int(copies.duplicated().sum())
+    return X[~test], X[test], y[~test], y[test]
 
 
 def build_preprocessor(model_key: str, params: dict | None = None):
@@ -428,6 +447,7 @@ def main() -> int:
         "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": count_parameters(model),
         "n_train": int(len(X_train)), "n_test": int(len(X_test)), "total_seconds": round(time.perf_counter() - started, 2),
+        **SPLIT_NOTES,
     }
     write_results(results, completed)
     return 0

@@ -1,0 +1,404 @@
+"""The one reader of the user's table: a file as real exports write it, read once into typed columns, with every
+decision (format, compression, encoding, delimiter, decimal mark, header, lines skipped, values normalized) kept in
+a TableReading that the run shows and records.
+
+What it recognizes: CSV in its dialects (`,` `;` tab `|`, quoting, a decimal comma) as found by clevercsv, the
+encoding (UTF-8 with or without BOM, UTF-16, Latin-1/cp1252) as found by charset-normalizer, gzip/bz2/xz/zip
+compression, a missing header row, title or comment lines above the table, JSON lines, a JSON list of records,
+Parquet, and Excel when openpyxl is installed. What it refuses, saying what it found: an HTML or XML page, binary
+data, a file that is not a regular file (a FIFO, a device), an empty file, a table of one column.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+import re
+import stat
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..agents.contracts import TableReading
+from ..errors import UserFacingError
+from .values import normalize_column
+
+SAMPLE_BYTES = 256 * 1024
+DELIMITERS = [",", ";", "\t", "|"]
+_EXPORT_HINT = "Export the data as CSV (in a spreadsheet: Save As > CSV) or Parquet, and pass that file."
+_COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz"}
+_NOT_TABLES = {b"\x89PNG": "a PNG image", b"\xff\xd8\xff": "a JPEG image", b"GIF8": "a GIF image",
+               b"%PDF": "a PDF document", b"\xd0\xcf\x11\xe0": "an old Excel/Word file (.xls/.doc)",
+               b"SQLite format 3": "an SQLite database", b"\x7fELF": "a program (an executable)",
+               b"RIFF": "a media file", b"ID3": "an audio file", b"OggS": "an audio file"}
+
+
+def check_regular_file(path: Path) -> None:
+    """Refuse before opening what is not a plain file: opening a FIFO blocks forever, a device never ends."""
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise UserFacingError(f"{path} is {kind}, not a regular file: it cannot be read as a table.",
+                          "Save the data to a file (CSV or Parquet) and pass its path.")
+
+
+def read(path: Path) -> tuple[pd.DataFrame, TableReading]:
+    """The table in `path` with typed columns, and how it was read. Raises UserFacingError for what is no table."""
+    raw_head = _head(path)
+    compression, head = _decompressed_head(path, raw_head)
+    if head[:4] == b"PAR1":
+        frame, notes = _normalized(pd.read_parquet(path), ".", [])
+        return _finish(frame, TableReading(file=path.name, format="parquet", notes=notes))
+    if head[:4] == b"PK\x03\x04" and compression is None:
+        return _read_zip(path)
+    kind = next((what for magic, what in _NOT_TABLES.items() if head.startswith(magic)), None)
+    if kind:
+        raise UserFacingError(f"{path.name} is not a table: it holds {kind}.", _EXPORT_HINT)
+    encoding = _encoding(head)
+    text = head.decode(encoding, errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    _refuse_markup(path, text)
+    if _binary(head, encoding):
+        raise UserFacingError(f"{path.name} is not a table: it holds binary data, not text.", _EXPORT_HINT)
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        frame, fmt = _read_json(path, compression, encoding, stripped)
+        frame, notes = _normalized(frame, ".", [])
+        return _finish(frame, TableReading(file=path.name, format=fmt, compression=compression, encoding=encoding,
+                                           notes=notes))
+    return _read_delimited(path, compression, encoding, text)
+
+
+# ---------------------------------------------------------------- bytes
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(SAMPLE_BYTES)
+
+
+def _opener(compression: str | None):
+    return {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(compression or "", open)
+
+
+def _decompressed_head(path: Path, head: bytes) -> tuple[str | None, bytes]:
+    compression = next((name for magic, name in _COMPRESSED.items() if head.startswith(magic)), None)
+    if compression is None:
+        return None, head
+    try:
+        with _opener(compression)(path, "rb") as handle:
+            return compression, handle.read(SAMPLE_BYTES)
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise UserFacingError(f"{path.name} is a {compression} archive that cannot be opened: {exc}.",
+                              "Check the file is complete (download it again), or pass it uncompressed.") from None
+
+
+def _encoding(head: bytes) -> str:
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(head) >= 4 and head[1:4:2] == b"\x00\x00" and head[0:4:2] != b"\x00\x00":
+        return "utf-16-le"  # UTF-16 without its byte-order mark: every other byte of ASCII text is zero
+    if len(head) >= 4 and head[0:4:2] == b"\x00\x00" and head[1:4:2] != b"\x00\x00":
+        return "utf-16-be"
+    try:
+        head.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(head) - 4:  # the sample cut a character in two
+            return "utf-8"
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(head, cp_isolation=["cp1252", "latin_1", "iso8859_15", "cp1250", "utf_16"]).best()
+    name = best.encoding if best is not None else "cp1252"
+    return "cp1252" if name in {"latin_1", "iso8859_1", "iso8859_15"} else name
+
+
+def _binary(head: bytes, encoding: str) -> bool:
+    return "16" not in encoding and b"\x00" in head and head.count(b"\x00") > len(head) // 100
+
+
+def _refuse_markup(path: Path, text: str) -> None:
+    start = text.lstrip()[:2048].lower()
+    if start.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in start[:512]:
+        title = re.search(r"<title[^>]*>(.*?)</title>", text[:20000], re.I | re.S)
+        what = f" titled '{title.group(1).strip()[:80]}'" if title and title.group(1).strip() else ""
+        raise UserFacingError(
+            f"{path.name} is a web page (HTML{what}), not a table: a link that led to a login, error or preview page "
+            "saves such a page instead of the data.",
+            "Download the file itself (the raw CSV or the export link), open it to check it holds rows of data, and "
+            "pass that file.")
+    if start.startswith("<?xml") or start.startswith("<"):
+        raise UserFacingError(f"{path.name} holds XML or another markup, not a table.", _EXPORT_HINT)
+
+
+# ---------------------------------------------------------------- formats
+def _read_zip(path: Path) -> tuple[pd.DataFrame, TableReading]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise UserFacingError(f"{path.name} looks like a ZIP archive but cannot be opened.",
+                              "Check the file is complete, or pass the table inside it.") from None
+    names = archive.namelist()
+    if "[Content_Types].xml" in names and any(n.startswith("xl/") for n in names):
+        try:
+            frame = pd.read_excel(path, sheet_name=0)
+        except ImportError:
+            raise UserFacingError(f"{path.name} is an Excel workbook, and reading it needs openpyxl.",
+                                  "pip install openpyxl, or save the sheet as CSV (Save As > CSV) and pass that.") from None
+        notes = []
+        sheets = [n for n in names if n.startswith("xl/worksheets/sheet")]
+        if len(sheets) > 1:
+            notes.append(f"the workbook has {len(sheets)} sheets; the first one was read")
+        frame, value_notes = _normalized(frame.astype(object).where(frame.notna(), None).astype("string"), ".", [])
+        return _finish(frame, TableReading(file=path.name, format="excel", notes=notes + value_notes))
+    if any(n.startswith("word/") for n in names):
+        raise UserFacingError(f"{path.name} is not a table: it holds a Word document.", _EXPORT_HINT)
+    tables = [n for n in names if not n.endswith("/") and Path(n).suffix.lower() in {".csv", ".tsv", ".txt"}
+              and not n.startswith("__MACOSX")]
+    if len(tables) != 1:
+        raise UserFacingError(f"{path.name} is a ZIP archive with {len(tables)} CSV files in it "
+                              f"({', '.join(tables[:5]) or 'none'}): which one is the table is not clear.",
+                              "Unpack it and pass the one table with --data.")
+    data = archive.read(tables[0])
+    encoding = _encoding(data[:SAMPLE_BYTES])
+    text = data[:SAMPLE_BYTES].decode(encoding, errors="replace").lstrip("\ufeff")
+    frame, reading = _read_delimited(io.BytesIO(data), None, encoding, text, name=path.name)
+    reading.compression = "zip"
+    reading.notes.insert(0, f"read {tables[0]} from the archive")
+    return frame, reading
+
+
+def _read_json(path: Path, compression: str | None, encoding: str, text: str) -> tuple[pd.DataFrame, str]:
+    lines = [line for line in text.splitlines()[:20] if line.strip()]
+    try:
+        if text.startswith("{") and len(lines) > 1 and all(_is_json_object(line) for line in lines[:-1]):
+            return pd.read_json(path, lines=True, compression=compression, encoding=encoding, dtype=False), "json lines"
+        with _opener(compression)(path, "rt", encoding=encoding) as handle:
+            data = json.load(handle)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UserFacingError(f"{path.name} starts like JSON but is not valid JSON: {str(exc).splitlines()[0]}.",
+                              "Give a JSON list of records ([{\"col\": value, ...}, ...]), JSON lines (one record "
+                              "per line), or a CSV file.") from None
+    if isinstance(data, dict):  # {"data": [...]} or {"col": [values]} or {"col": {"row": value}}
+        lists = [v for v in data.values() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        data = lists[0] if len(lists) == 1 else data
+    if isinstance(data, list) and data and all(isinstance(r, dict) for r in data[:100]):
+        return pd.json_normalize(data), "json"
+    if isinstance(data, dict) and data and all(isinstance(v, (list, dict)) for v in data.values()):
+        return pd.DataFrame(data), "json"
+    raise UserFacingError(f"{path.name} is JSON but not a table of records.",
+                          "Give a JSON list of records ([{\"col\": value, ...}, ...]) or JSON lines.")
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _read_delimited(source, compression: str | None, encoding: str, text: str,
+                    name: str | None = None) -> tuple[pd.DataFrame, TableReading]:
+    name = name or Path(source).name
+    lines = text.splitlines()
+    if len(text.encode("utf-8", errors="ignore")) >= SAMPLE_BYTES - 8 and len(lines) > 1:
+        lines = lines[:-1]  # the sample's last line may be cut short
+    delimiter, quote = _dialect("\n".join(lines))
+    skip = _lines_above_table(lines, delimiter, quote)
+    body = lines[skip:]
+    if not body or not any(line.strip() for line in body):
+        raise UserFacingError(f"{name} is empty.", "Give a table with a header row and at least a few dozen data rows.")
+    header = _has_header(body, delimiter, quote)
+    try:
+        frame = pd.read_csv(source, sep=delimiter, quotechar=quote or '"', encoding=encoding, compression=compression,
+                            header=0 if header else None, skiprows=skip, dtype=str, keep_default_na=False,
+                            skip_blank_lines=True, engine="c", on_bad_lines="error", encoding_errors="strict")
+    except UnicodeDecodeError:
+        encoding = "cp1252" if encoding.startswith("utf-8") else "latin-1"
+        if hasattr(source, "seek"):
+            source.seek(0)
+        frame = pd.read_csv(source, sep=delimiter, quotechar=quote or '"', encoding=encoding, compression=compression,
+                            header=0 if header else None, skiprows=skip, dtype=str, keep_default_na=False,
+                            skip_blank_lines=True, engine="c", on_bad_lines="error", encoding_errors="replace")
+    except pd.errors.EmptyDataError:
+        raise UserFacingError(f"{name} is empty.", "Give a table with a header row and at least a few dozen data rows.") from None
+    except pd.errors.ParserError as exc:
+        raise UserFacingError(
+            f"{name} could not be read as a table: {str(exc).splitlines()[0]} (read as "
+            f"{_delimiter_name(delimiter)}-separated{', after ' + str(skip) + ' line(s) above the table' if skip else ''}).",
+            "Check that every row has the same number of fields (a field that contains the delimiter must be in "
+            "quotes), or save the data again as CSV from the program that made it.") from None
+    notes = []
+    if not header:
+        frame.columns = [f"column_{i + 1}" for i in range(frame.shape[1])]
+        notes.append(f"the first row holds data, not column names: columns named column_1 ... column_{frame.shape[1]}")
+    if skip:
+        notes.append(f"{skip} line(s) above the table left out ({lines[0][:60]!r} ...)")
+    decimal = _decimal_mark(frame, delimiter)
+    frame, value_notes = _normalized(frame, decimal, notes)
+    return _finish(frame, TableReading(file=name, format="csv", compression=compression, encoding=encoding,
+                                       delimiter=delimiter, decimal=decimal, header=header, skipped_lines=skip,
+                                       notes=notes + value_notes), name=name)
+
+
+def _dialect(sample: str) -> tuple[str, str]:
+    """The delimiter and quote character, as clevercsv detects them; a plain comma when the sample has one column."""
+    import clevercsv
+
+    try:
+        found = clevercsv.Detector().detect(sample[:65536], delimiters=DELIMITERS + [":", " "])
+    except Exception:  # clevercsv raises plain errors on odd input; the counting fallback below decides then
+        found = None
+    delimiter = found.delimiter if found is not None and found.delimiter else ""
+    if delimiter not in DELIMITERS:
+        delimiter = _most_consistent_delimiter(sample.splitlines()[:200]) or ","
+    quote = found.quotechar if found is not None and found.quotechar in {'"', "'"} else '"'
+    return delimiter, quote
+
+
+def _most_consistent_delimiter(lines: list[str]) -> str | None:
+    best, best_score = None, 0
+    for delimiter in DELIMITERS:
+        counts = Counter(line.count(delimiter) for line in lines if line.strip())
+        if not counts:
+            continue
+        fields, rows = counts.most_common(1)[0]
+        if fields and rows > best_score:
+            best, best_score = delimiter, rows
+    return best
+
+
+def _split(line: str, delimiter: str, quote: str) -> list[str]:
+    import csv
+
+    try:
+        return next(csv.reader([line], delimiter=delimiter, quotechar=quote or '"'))
+    except (csv.Error, StopIteration):
+        return line.split(delimiter)
+
+
+def _lines_above_table(lines: list[str], delimiter: str, quote: str) -> int:
+    """Title, note or comment lines before the header: the table starts at the first line from which the number of
+    fields stays what most lines have."""
+    widths = [len(_split(line, delimiter, quote)) if line.strip() else 0 for line in lines[:200]]
+    common = Counter(w for w in widths if w).most_common(1)
+    if not common or common[0][0] < 2:
+        return 0
+    width = common[0][0]
+    for start, w in enumerate(widths):
+        if w == width and all(x in (width, 0) for x in widths[start:start + 5]):
+            return start if start <= 50 else 0
+    return 0
+
+
+def _looks_numeric(value: str) -> bool:
+    return bool(re.fullmatch(r"[+-]?[$€£]?\d[\d,. ]*%?", value.strip()))
+
+
+def _has_header(lines: list[str], delimiter: str, quote: str) -> bool:
+    """A first row is data, not names, when it has a number where the rows below have numbers, or it repeats a
+    value that the rows below hold in the same column; names are never empty numbers."""
+    rows = [_split(line, delimiter, quote) for line in lines[:60] if line.strip()]
+    if len(rows) < 3:
+        return True
+    first, rest = rows[0], rows[1:]
+    numeric_cols = [j for j in range(len(first))
+                    if sum(_looks_numeric(r[j]) for r in rest if j < len(r)) >= 0.9 * len(rest)]
+    if any(_looks_numeric(first[j]) for j in numeric_cols):
+        return False
+    if numeric_cols or len(first) < 2:
+        return True
+    # an all-text table: a first row whose values recur below is data
+    repeats = sum(first[j] in {r[j] for r in rest if j < len(r)} for j in range(len(first)) if first[j].strip())
+    return repeats < max(1, len(first) // 2)
+
+
+def _delimiter_name(delimiter: str) -> str:
+    return {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(delimiter, repr(delimiter))
+
+
+def _decimal_mark(frame: pd.DataFrame, delimiter: str) -> str:
+    """A comma is the decimal mark where the file's numbers say so: values like 3,14 and none like 3.14 (Excel in
+    most of Europe writes them with a ';' delimiter)."""
+    if delimiter == ",":
+        return "."
+    sample = frame.head(500)
+    comma = point = 0
+    for column in sample.columns:
+        values = sample[column].dropna().astype(str).str.strip()
+        comma += int(values.str.fullmatch(r"[+-]?\d+(\.\d{3})*,\d+").sum())
+        point += int(values.str.fullmatch(r"[+-]?\d+\.\d+").sum() - values.str.fullmatch(r"[+-]?\d{1,3}\.\d{3}").sum())
+    return "," if comma > max(point, 0) else "."
+
+
+# ---------------------------------------------------------------- columns
+def _normalized(frame: pd.DataFrame, decimal: str, structural_notes: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """Each text column as the values it holds; fully empty columns and rows left out; notes for every change."""
+    notes: list[str] = []
+    frame = frame.copy()
+    frame.columns = _column_names(frame.columns)
+    empty = [c for c in frame.columns if frame[c].isna().all() or frame[c].astype(str).str.strip().eq("").all()]
+    if empty:
+        frame = frame.drop(columns=empty)
+        notes.append(f"{len(empty)} empty column(s) left out ({', '.join(map(repr, empty[:5]))})")
+    converted = {}
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype == object or pd.api.types.is_string_dtype(column):
+            converted[name], column_notes = normalize_column(column, decimal)
+            notes.extend(column_notes)
+        else:
+            converted[name] = column.replace([np.inf, -np.inf], np.nan) if pd.api.types.is_float_dtype(column) else column
+    frame = pd.DataFrame(converted, index=frame.index)
+    blank = frame.isna().all(axis=1)
+    if blank.any():
+        frame = frame[~blank]
+        notes.append(f"{int(blank.sum())} empty row(s) left out")
+    index_like = _saved_index(frame)
+    if index_like:
+        frame = frame.drop(columns=[index_like])
+        notes.append(f"'{index_like}' is a saved row number (0, 1, 2, ... in order), not data: left out")
+    return frame.reset_index(drop=True), notes
+
+
+def _column_names(columns) -> list[str]:
+    names = []
+    for i, c in enumerate(columns):
+        name = re.sub(r"[\x00-\x1f\x7f]", "", str(c)).strip().lstrip("\ufeff")
+        names.append(name or f"column_{i + 1}")
+    return names
+
+
+def _saved_index(frame: pd.DataFrame) -> str | None:
+    """The first column, when it is a row number written out by a tool (pandas' 'Unnamed: 0', R's row names): an
+    input made of it would learn the row order, and the table's order often follows the target."""
+    if frame.shape[1] < 2:
+        return None
+    name = str(frame.columns[0])
+    if not (name.lower().startswith("unnamed") or name.lower() in {"", "index", "rownames", "x", "...1", "column_1"}):
+        return None
+    values = frame.iloc[:, 0]
+    if not pd.api.types.is_integer_dtype(values):
+        return None
+    start = int(values.iloc[0]) if len(values) else 0
+    return name if start in (0, 1) and (values.to_numpy() == np.arange(start, start + len(values))).all() else None
+
+
+def _finish(frame: pd.DataFrame, reading: TableReading, name: str | None = None) -> tuple[pd.DataFrame, TableReading]:
+    name = name or reading.file
+    if frame.shape[1] == 1 and frame.shape[0] > 0:
+        raise UserFacingError(
+            f"{name} was read as a table of one column ({str(frame.columns[0])[:60]!r}): there is nothing to learn "
+            f"from besides it (read as {reading.summary()}).",
+            "Check the file's delimiter (comma, semicolon, tab or |) and that it has one column per field; "
+            "a model needs a column to predict and at least one to predict it from.")
+    return frame, reading

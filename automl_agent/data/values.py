@@ -1,0 +1,178 @@
+"""Cell values as spreadsheets and exports write them, made into the values they mean.
+
+Every column of a delimited file arrives as text; this module decides, column by column, what it holds: numbers
+(with thousands separators, currency and percent signs, a decimal comma, placeholders for missing), booleans in any
+spelling, or labels (stray whitespace and case variants merged). Each decision that changes a value is a note the
+run shows and records, so nothing is converted in silence.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+import pandas as pd
+
+# written for "no value" by people and by tools; read as missing in every column
+MISSING_EVERYWHERE = {"", "na", "n/a", "nan", "null", "#n/a", "#na", "n.a.", "#null!", "#div/0!", "#value!", "#ref!",
+                      "#num!", "<na>", "nat"}
+# read as missing only in a column that otherwise holds numbers ("None" or "-" may be a real category elsewhere)
+MISSING_AMONG_NUMBERS = {"-", "--", "---", "?", "??", "none", "missing", "unknown", "nil", ".", "x", "inf", "-inf",
+                         "+inf", "infinity", "-infinity", "+infinity", "∞", "-∞"}
+BOOLEAN_FAMILIES = [("yes", "no"), ("true", "false"), ("y", "n"), ("t", "f"), ("1", "0"), ("1.0", "0.0"),
+                    ("ja", "nein"), ("oui", "non"), ("si", "no"), ("sí", "no")]
+_TRUE = {pair[0] for pair in BOOLEAN_FAMILIES}
+_FALSE = {pair[1] for pair in BOOLEAN_FAMILIES}
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CURRENCY = "$€£¥₹₽₩¢"
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009']")  # a thousands separator may be a (thin, no-break) space or '
+_POINT_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d*)?([eE][+-]?\d+)?$|^[+-]?\.\d+([eE][+-]?\d+)?$")
+_COMMA_NUMBER = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d*)?$|^[+-]?,\d+$")
+NUMERIC_SHARE = 0.95
+_TEXT_DTYPE_IS_STR = str(pd.read_csv(io.StringIO("a\nx"))["a"].dtype) == "str"  # a text column becomes numbers when this share of its values reads as numbers
+
+
+def clean_text(series: pd.Series) -> tuple[pd.Series, int]:
+    """Control characters removed and whitespace stripped; how many cells changed."""
+    text = series.astype("string")
+    cleaned = text.str.replace(_CONTROL, "", regex=True).str.strip()
+    changed = int(((cleaned != text) & text.notna()).sum())
+    return cleaned, changed
+
+
+def _missing_mask(lower: pd.Series, markers: set[str]) -> pd.Series:
+    return lower.isin(markers) | lower.isna()
+
+
+def _as_numbers(text: pd.Series, decimal: str) -> tuple[pd.Series, dict[str, int]]:
+    """Numbers read from text written with `decimal` as the decimal mark; what was stripped, counted."""
+    stripped = text.str.replace(_SPACES, "", regex=True)
+    signs = {"currency": int(stripped.str.contains(f"[{_CURRENCY}]", regex=True).sum()),
+             "percent": int(stripped.str.endswith("%").sum()),
+             "parentheses": int(stripped.str.fullmatch(r"\(.*\)").sum())}
+    negative = stripped.str.fullmatch(r"\(.*\)")
+    stripped = stripped.str.strip("()").str.replace(f"[{_CURRENCY}%]", "", regex=True)
+    stripped = stripped.str.replace(r"^([+-]?)(?:[A-Z]{3})", r"\1", regex=True)  # USD 12, EUR-3
+    pattern = _POINT_NUMBER if decimal == "." else _COMMA_NUMBER
+    valid = stripped.str.fullmatch(pattern).fillna(False).astype(bool)
+    signs["thousands"] = int((valid & stripped.str.contains("," if decimal == "." else r"\.", regex=True)).sum())
+    if decimal == ".":
+        plain = stripped.str.replace(",", "", regex=False)
+    else:
+        plain = stripped.str.replace(".", "", regex=False).str.replace(",", ".", regex=False)
+    numbers = pd.to_numeric(plain.where(valid), errors="coerce")
+    numbers = numbers.where(~negative.fillna(False).astype(bool), -numbers)
+    return numbers, signs
+
+
+def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, list[str]]:
+    """One column of text made into what it holds, with a note for each change a user should know of."""
+    name = series.name
+    notes: list[str] = []
+    text, changed = clean_text(series)
+    lower = text.str.lower()
+    missing = _missing_mask(lower, MISSING_EVERYWHERE)
+    present = text[~missing]
+    if present.empty:
+        return pd.Series(np.nan, index=series.index, name=name, dtype="float64"), notes
+
+    boolean = _as_boolean(text, lower, missing)
+    if boolean is not None:
+        values, note = boolean
+        if note:
+            notes.append(note)
+        return values.rename(name), notes
+
+    loose_missing = _missing_mask(lower, MISSING_EVERYWHERE | MISSING_AMONG_NUMBERS)
+    candidates = text[~loose_missing]
+    if not _mostly_digits(candidates):
+        numbers, signs = pd.Series(np.nan, index=candidates.index), {}
+    else:
+        numbers = pd.to_numeric(candidates, errors="coerce") if decimal == "." else candidates.iloc[:0]
+        signs = {"thousands": 0, "currency": 0, "percent": 0}
+        if len(numbers) != len(candidates) or numbers.isna().any():
+            numbers, signs = _as_numbers(candidates, decimal)
+    if len(candidates) and numbers.notna().mean() >= NUMERIC_SHARE:
+        result = pd.Series(np.nan, index=series.index, dtype="float64", name=name)
+        result[numbers.index] = numbers
+        result = result.replace([np.inf, -np.inf], np.nan)
+        placeholders = sorted(set(lower[loose_missing & ~missing].dropna()))
+        unreadable = text[candidates.index[numbers.isna()]]
+        what = [f"{signs['thousands']} with thousands separators"] if signs["thousands"] else []
+        what += [f"{signs['currency']} with a currency sign"] if signs["currency"] else []
+        what += [f"{signs['percent']} with a percent sign (read as the number before it)"] if signs["percent"] else []
+        if what:
+            notes.append(f"'{name}': numbers written as text ({', '.join(what)}) read as numbers")
+        if placeholders:
+            notes.append(f"'{name}': {int((loose_missing & ~missing).sum())} placeholder value(s) "
+                         f"({', '.join(repr(p) for p in placeholders[:5])}) read as missing")
+        if len(unreadable):
+            examples = ", ".join(repr(v) for v in unreadable.unique()[:3])
+            notes.append(f"'{name}': {len(unreadable)} value(s) that are not numbers ({examples}) read as missing")
+        written_as_integers = not candidates.str.contains(r"[.,eE]", regex=True).any()
+        if written_as_integers and result.notna().all() and result.abs().max() < 2**53:
+            result = result.astype("int64")
+        return result, notes
+
+    values = text.where(~missing)
+    merged = _merge_case_variants(values)
+    if merged is not None:
+        values, note = merged
+        notes.append(f"'{name}': {note}")
+    if changed and values.nunique(dropna=True) <= 50:
+        notes.append(f"'{name}': stray spaces or control characters removed from {changed} value(s)")
+    return _as_default_text(values).rename(name), notes
+
+
+def _as_default_text(values: pd.Series) -> pd.Series:
+    """Text in the dtype pandas itself gives text read from a CSV (str on pandas 3, object before)."""
+    plain = values.astype(object).where(values.notna(), None)
+    return plain.astype(pd.read_csv(io.StringIO("a\nx"))["a"].dtype) if _TEXT_DTYPE_IS_STR else plain
+
+
+def _mostly_digits(text: pd.Series) -> bool:
+    """Whether a column could hold numbers at all: most of a sample of its values contain a digit."""
+    sample = text.head(200)
+    return bool(len(sample)) and sample.str.contains(r"\d", regex=True).mean() >= 0.5
+
+
+def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series) -> tuple[pd.Series, str] | None:
+    """A yes/no column in several spellings (TRUE, false, Yes, n, 1, 0) as one pair of values; None when it is not
+    one, or when it is plain 0/1 numbers (those stay numbers)."""
+    present = lower[~missing]
+    values = set(present.unique())
+    if not values or not values <= (_TRUE | _FALSE) or len(values) < 2:
+        return None
+    if values <= {"1", "0", "1.0", "0.0"}:
+        return None
+    spellings = set(text[~missing].unique())
+    if len(spellings) == 2 and any(v in _TRUE for v in values) and any(v in _FALSE for v in values) \
+            and not (values & {"1", "0"}):
+        return None  # already one spelling per side: nothing to change
+    truth = present.isin(_TRUE)
+    # the family most of the values use names the pair: Yes/No, True/False, Y/N ...
+    family_counts = {pair: int(present.isin(pair).sum()) for pair in BOOLEAN_FAMILIES[:4]}
+    pair = max(family_counts, key=family_counts.get)
+    yes, no = (p.capitalize() if len(p) > 1 else p.upper() for p in pair)
+    result = pd.Series(None, index=text.index, dtype=object)
+    result[present.index[truth.to_numpy()]] = yes
+    result[present.index[~truth.to_numpy()]] = no
+    shown = ", ".join(sorted(spellings)[:8])
+    return _as_default_text(result), f"'{text.name}': yes/no values in {len(spellings)} spellings ({shown}) read as {yes}/{no}"
+
+
+def _merge_case_variants(values: pd.Series) -> tuple[pd.Series, str] | None:
+    """Labels that differ only in case ('yes', 'Yes') merged into their most frequent spelling; only in columns of
+    few distinct values, where they are categories and not free text."""
+    counts = values.value_counts(dropna=True)
+    if len(counts) > 50 or len(counts) < 2:
+        return None
+    groups: dict[str, list[str]] = {}
+    for spelling in counts.index:
+        groups.setdefault(str(spelling).casefold(), []).append(spelling)
+    variants = {s: spellings[0] for spellings in groups.values() if len(spellings) > 1 for s in spellings[1:]}
+    if not variants:
+        return None
+    shown = ", ".join(f"{k!r} as {v!r}" for k, v in list(variants.items())[:4])
+    return values.replace(variants), f"labels that differ only in case merged ({shown})"
