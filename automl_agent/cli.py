@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 from .errors import UserFacingError
-from .settings import RunOptions, configure_environment, default_tracking_uri
+from .settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
 
 EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2, 2
 
@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress output")
 
     runs = sub.add_parser("runs", help="list the runs in the workspace, one line each (filters: status, task, date)")
-    runs.add_argument("--status", choices=("running", "planned", "succeeded", "failed", "rejected"))
+    runs.add_argument("--status", choices=("running", "planned", "succeeded", "failed", "rejected", "interrupted"))
     runs.add_argument("--task", help="part of the task type: tabular, forecasting, text, image, node, clustering ...")
     runs.add_argument("--since", metavar="WHEN", help="runs created since a date (2026-11-01) or a span (3d, 12h)")
     runs.add_argument("--json", action="store_true", help="the matching run.json records as a JSON list")
@@ -217,6 +217,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                            for e in errors) or str(exc)
         _error(f"invalid options: {detail}")
         return EXIT_USAGE
+    try:
+        check_workspace(options.workdir_path)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_USAGE
     configure_environment(options.workdir_path)
     try:
         prefect_server = _connect_prefect(args.prefect, options.workdir_path)
@@ -246,11 +251,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from . import context
 
     context.attach_reporter(options.run_id, reporter)
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the training child ends, the record says so
     record = flow_to_run(options=options)
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))
     return {"succeeded": EXIT_OK, "planned": EXIT_OK, "rejected": EXIT_REJECTED}.get(record.status, EXIT_FAILED)
+
+
+def _interrupt(signum, _frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def _prefect_mode(requested: str | None) -> str:
@@ -480,7 +490,25 @@ def _delivered(args: argparse.Namespace, field: str):
     return record
 
 
+def check_port(host: str, port: int) -> None:
+    """A port that is out of range or taken is said before anything starts, not as a server's traceback."""
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise UserFacingError(f"--port {port} is not a port: ports go from 1 to 65535.", "Pick one such as --port 3000.")
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        try:
+            probe.bind((host, port))
+        except PermissionError:
+            raise UserFacingError(f"Port {port} on {host} needs administrator rights (ports below 1024 do).",
+                                  "Pick a port above 1023, e.g. --port 3000.") from None
+        except OSError as exc:
+            raise UserFacingError(f"Port {port} on {host} is not free ({exc.strerror}): another server is using it.",
+                                  "Stop that server, or pick another port with --port.") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    check_port(args.host, args.port)
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
     if args.run_id.startswith("models:/"):
@@ -530,6 +558,7 @@ def _run_server_process(command: list[str]) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    check_port(args.host, args.port)
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
     record = _delivered(args, "demo_path")
@@ -576,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
         _error(exc)
         return EXIT_FAILED if exc.status == "failed" else EXIT_REJECTED
     except KeyboardInterrupt:
-        _error("interrupted; rerun with the same --run-id to resume from the finished stages")
+        _error("interrupted: the training was stopped and nothing more was registered; rerun with the same --run-id "
+               "to resume from the finished stages")
         return 130
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from .errors import UserFacingError
 from .workspace import RunRecord
 
-STATUSES = ("running", "planned", "succeeded", "failed", "rejected")
+STATUSES = ("running", "planned", "succeeded", "failed", "rejected", "interrupted")
 
 
 def parse_since(text: str | None) -> datetime | None:

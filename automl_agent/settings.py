@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator
+
+
+RUN_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+MAX_BUDGET_S = 7 * 86400
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 
 
 class RunOptions(BaseModel):
@@ -14,7 +20,7 @@ class RunOptions(BaseModel):
                                                              "data agent finds the dataset the instruction names")
     workdir: str = ".automl"
     target: str | None = None
-    budget_s: float = Field(default=60.0, gt=0, description="seconds for the training script's HPO and fit")
+    budget_s: float = Field(default=60.0, description="seconds for the training script's HPO and fit (at most a week)")
     n_plans: int = Field(default=3, ge=1, le=8)
     top_k: int = Field(default=3, ge=1, le=5)
     max_revisions: int = Field(default=1, ge=0, le=5)
@@ -43,6 +49,32 @@ class RunOptions(BaseModel):
         if not value.strip():
             raise ValueError("the instruction is empty; say what to predict, e.g. \"Predict churn; F1 at least 0.6\"")
         return value.strip()
+
+    @field_validator("budget_s")
+    @classmethod
+    def _sensible_budget(cls, value: float) -> float:
+        if not 1 <= value <= MAX_BUDGET_S:
+            raise ValueError(f"{value:g} s is not a budget: give the seconds the search may take, from 1 to "
+                             f"{MAX_BUDGET_S} (a week), e.g. --budget 60")
+        return value
+
+    @field_validator("run_id")
+    @classmethod
+    def _safe_run_id(cls, value: str | None) -> str | None:
+        """A run id names a folder inside the workspace: never a path out of it."""
+        if value is not None and not RUN_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a run id: use letters, digits, '.', '_' and '-' (up to 100, starting "
+                             "with a letter or digit; no '/', spaces or '..'), e.g. churn-2024-06")
+        return value
+
+    @field_validator("model_name")
+    @classmethod
+    def _registrable_name(cls, value: str | None) -> str | None:
+        """Checked before any work: a name the registry or the bento store refuses would end a run after training."""
+        if value is not None and not MODEL_NAME.fullmatch(value):
+            raise ValueError(f"{value!r} cannot be a registered model name: use letters, digits, '.', '_' and '-' "
+                             "(up to 63, starting with a letter or digit), e.g. churn-model")
+        return value
 
     @field_validator("retrieval")
     @classmethod
@@ -110,3 +142,20 @@ def configure_environment(workdir: Path) -> None:
 
     for name in ("mlflow", "bentoml", "alembic", "httpx"):
         logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def check_workspace(path: Path) -> None:
+    """The workspace folder exists or can be made, and can be written to: said before any work starts."""
+    from .errors import UserFacingError
+
+    if path.exists() and not path.is_dir():
+        raise UserFacingError(f"The workspace {path} is a file, not a folder.",
+                              "Pass --workdir a folder (it is created when missing), e.g. --workdir .automl")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise UserFacingError(f"The workspace {path} cannot be written to ({exc.strerror or exc}).",
+                              "Pass --workdir a folder you can write to, e.g. --workdir ~/automl-work") from None

@@ -73,8 +73,9 @@ class DataSource(BaseModel):
 
 class RunRecord(BaseModel):
     run_id: str
-    status: Literal["running", "planned", "succeeded", "failed", "rejected"] = Field(
-        default="running", description="planned: a dry run, which stops after PLAN")
+    status: Literal["running", "planned", "succeeded", "failed", "rejected", "interrupted"] = Field(
+        default="running", description="planned: a dry run, which stops after PLAN; interrupted: stopped by Ctrl-C "
+                                       "or SIGTERM, nothing registered after that")
     message: str = ""
     instruction: str
     data_path: str = ""
@@ -128,6 +129,11 @@ class Workspace:
         self.runs = root / "runs"
 
     def run_dir(self, run_id: str) -> Path:
+        from .settings import RUN_ID
+
+        if not RUN_ID.fullmatch(run_id):
+            raise UserFacingError(f"{run_id!r} is not a run id (letters, digits, '.', '_' and '-'; no '/' or '..').",
+                                  "List the runs with `automl-agent runs`.")
         return self.runs / run_id
 
     def save(self, record: RunRecord) -> Path:
@@ -145,7 +151,12 @@ class Workspace:
             known = ", ".join(r.run_id for r in self.list()[-5:]) or "none yet"
             raise UserFacingError(f"No run {run_id!r} in {self.root}.",
                                   f"Recent runs: {known}. List them with `automl-agent runs` (and --workdir if you used one).")
-        return RunRecord.model_validate_json(path.read_text())
+        try:
+            return RunRecord.model_validate_json(path.read_text())
+        except ValueError as exc:
+            raise UserFacingError(f"The record of run {run_id!r} ({path}) is damaged and cannot be read: "
+                                  f"{str(exc).splitlines()[0]}.",
+                                  "Start a new run (a new --run-id); the damaged folder can be deleted.") from None
 
     def list(self) -> list[RunRecord]:
         records = []

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from prefect import flow, unmapped
+from prefect.exceptions import TerminationSignal
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
@@ -166,6 +167,11 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
         results = _run_stages(ctx, record)
     except UserFacingError as exc:
         record.status, record.message = exc.status, str(exc)
+    except (KeyboardInterrupt, TerminationSignal):  # Ctrl-C or SIGTERM: the record says so, then it ends
+        record.status = "interrupted"
+        record.message = ("stopped by Ctrl-C or SIGTERM: the training was stopped and nothing was registered after "
+                          "that; rerun with the same --run-id to resume from the finished stages")
+        raise
     except Exception as exc:  # the record is kept and the user told where the details are, never a bare traceback
         log = ctx.run_dir / "error.log"
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -177,6 +183,8 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
         record.timings["total"] = round(time.perf_counter() - started, 3)
         record.llm = _llm_usage(ctx, record.llm.prompt_versions)
         context.close_brains()
+        if record.status == "interrupted":
+            ctx.workspace.save(record)  # first: a second Ctrl-C during the bookkeeping below must not lose it
         _finish(ctx, record, results)
     return record
 
