@@ -47,6 +47,21 @@ def model_libraries(type_names: list[str]) -> list[str]:
     return sorted({lib for prefix, lib in OPTIONAL_LIBRARIES.items() if any(t.startswith(prefix) for t in type_names)})
 
 
+def _store_lock(tracking_uri: str):
+    """A sqlite store is created (its tables migrated) by the first process that opens it: two runs started at once
+    in a new workspace must not both do it. A file lock beside the database serializes the opening; a tracking
+    server needs none."""
+    import contextlib
+
+    if not tracking_uri.startswith("sqlite:///"):
+        return contextlib.nullcontext()
+    from filelock import FileLock
+
+    database = Path(tracking_uri.removeprefix("sqlite:///").split("?", 1)[0])
+    database.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(database) + ".lock", timeout=300)
+
+
 class Tracker:
     """One MLflow tracking store: the workspace's sqlite file on a laptop, or a team's tracking server (whose
     artifact proxy then stores every artifact, so any worker that reaches the server reads them)."""
@@ -55,18 +70,29 @@ class Tracker:
                  experiment_id: str | None = None):
         self.tracking_uri = tracking_uri
         point_mlflow_at(tracking_uri)
-        self.client = MlflowClient(tracking_uri)
-        if experiment_id is not None:
-            self.experiment_id = experiment_id
-            return
+        with _store_lock(tracking_uri):
+            self.client = MlflowClient(tracking_uri)
+            if experiment_id is not None:
+                self.experiment_id = experiment_id
+                return
+            self.experiment_id = self._experiment(experiment, artifact_root)
+
+    def _experiment(self, experiment: str, artifact_root: Path | None) -> str:
+        from mlflow.exceptions import MlflowException
+
         found = self.client.get_experiment_by_name(experiment)
         if found is not None:
-            self.experiment_id = found.experiment_id
-        elif artifact_root is None or is_remote_tracking(tracking_uri):
-            self.experiment_id = self.client.create_experiment(experiment)
-        else:
+            return found.experiment_id
+        try:
+            if artifact_root is None or is_remote_tracking(self.tracking_uri):
+                return self.client.create_experiment(experiment)
             artifact_root.mkdir(parents=True, exist_ok=True)
-            self.experiment_id = self.client.create_experiment(experiment, artifact_location=artifact_root.as_uri())
+            return self.client.create_experiment(experiment, artifact_location=artifact_root.as_uri())
+        except MlflowException:  # another process created it in between (a team's server: no lock spans them)
+            found = self.client.get_experiment_by_name(experiment)
+            if found is None:
+                raise
+            return found.experiment_id
 
     @classmethod
     def for_workspace(cls, tracking_uri: str, experiment: str, workdir: Path) -> "Tracker":
