@@ -251,8 +251,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from . import context
 
     context.attach_reporter(options.run_id, reporter)
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the training child ends, the record says so
-    record = flow_to_run(options=options)
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the training ends, the record says so
+    try:
+        record = flow_to_run(options=options)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))

@@ -598,7 +598,7 @@ def post_no_escape(ctx, res):
         return None
     sc = ctx["sc"]
     new = []
-    new += [str(sc / n) for n in set(os.listdir(sc)) - before["scratch"] - {"ws"}]
+    new += [str(sc / n) for n in set(os.listdir(sc)) - before["scratch"] - {"ws"} if not n.startswith("console")]
     new += [str(sc.parent / n) for n in set(os.listdir(sc.parent)) - before["parent"] if not n.startswith(("_", "case_"))]
     new += [f"/tmp/{n}" for n in set(os.listdir("/tmp")) - before["tmp"] if n in ("x", "my run", "v2")]
     if new:
@@ -779,7 +779,8 @@ def batch1() -> list[Case]:
                   build_no_header, "Predict the compressive strength of the concrete: it is the last column (the file has no header row)",
                   keywords=["header"], checks=[succeeded, task_is("tabular_regression"), rows_used(500), n_inputs(8),
                                                          y_true_from("compressive_strength")]))
-    C.append(Case("enc_gzip", "encoding", "churn: gzip-compressed .csv.gz", "train", build_gzip, checks=CHURN_OK + [n_inputs(19)]))
+    C.append(Case("enc_gzip", "encoding", "churn: gzip-compressed .csv.gz", "either", build_gzip, keywords=[".gz", "gzip", "CSV"],
+                  checks=CHURN_OK + [n_inputs(19)]))
     C.append(Case("enc_xlsx", "encoding", "churn: Excel .xlsx workbook", "either", build_xlsx("customers.xlsx"),
                   keywords=["xlsx", "Excel", "CSV"], checks=CHURN_OK + [n_inputs(19)]))
     C.append(Case("enc_jsonl", "encoding", "churn: JSON lines (.jsonl)", "either", build_jsonl,
@@ -1006,6 +1007,17 @@ def final_message(text: str, ctx: dict) -> str:
             return " ".join(m.split())[:300]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith(SUMMARY_PREFIXES)]
     return " | ".join(lines[-3:])[:300]
+
+
+def message_text(text: str, last: str, ctx: dict) -> str:
+    """What the keywords are matched against: the run's message and the last output lines that are not the
+    summary, with this case's own folder names (which hold the case id) taken out."""
+    lines = [ln for ln in tail(text, 15) if not ln.strip().startswith(SUMMARY_PREFIXES)]
+    out = "\n".join(lines) + "\n" + last
+    for p in sorted({str(ctx.get("sc", "")), str(ctx.get("ws", ""))}, key=len, reverse=True):
+        if p:
+            out = out.replace(p, "<case folder>")
+    return re.sub(r"/tmp/hostile_[^\s'\"]*", "<case folder>", out).lower()
 
 
 def has_traceback(text: str) -> bool:
@@ -1259,7 +1271,7 @@ class Runner:
         res: dict[str, Any] = {"rc": rc, "seconds": round(seconds, 1), "tail": tail(text), "failed_checks": [],
                                "output": text[-6000:]}
         last = final_message(text, ctx)
-        low = ("\n".join(tail(text, 15)) + "\n" + last).lower()  # the message, not progress lines
+        low = message_text(text, last, ctx)
         kw_hit = [k for k in case.keywords if k.lower() in low]
         if rc is None:
             res["outcome"], res["reason"] = "hang", killed
@@ -1409,7 +1421,7 @@ class Runner:
             res["reason"] = "; ".join(fails) if fails else f"both succeeded; registered {reg}"
         else:
             i = rcs.index(2)
-            low = texts[i].lower()
+            low = message_text(texts[i], "", ctx)
             last = " | ".join(texts[i].strip().splitlines()[-2:])[:200]
             if any(k in low for k in case.keywords):
                 res["outcome"], res["reason"] = "handled", f"exit codes {rcs}; one refused clearly: {last}"

@@ -53,6 +53,7 @@ def check_regular_file(path: Path) -> None:
 def read(path: Path) -> tuple[pd.DataFrame, TableReading]:
     """The table in `path` with typed columns, and how it was read. Raises UserFacingError for what is no table."""
     raw_head = _head(path)
+    _check_named_format(path, raw_head)
     compression, head = _decompressed_head(path, raw_head)
     if head[:4] == b"PAR1":
         frame, notes = _normalized(pd.read_parquet(path), ".", [])
@@ -79,6 +80,20 @@ def read(path: Path) -> tuple[pd.DataFrame, TableReading]:
 
 
 # ---------------------------------------------------------------- bytes
+_BINARY_FORMATS = {".xlsx": (b"PK\x03\x04", "an Excel workbook"), ".xlsm": (b"PK\x03\x04", "an Excel workbook"),
+                   ".parquet": (b"PAR1", "a Parquet file"), ".pq": (b"PAR1", "a Parquet file"),
+                   ".gz": (b"\x1f\x8b", "a gzip archive"), ".zip": (b"PK\x03\x04", "a ZIP archive")}
+
+
+def _check_named_format(path: Path, head: bytes) -> None:
+    """A file whose name promises a binary format it does not hold (a renamed or half-downloaded file)."""
+    expected = _BINARY_FORMATS.get(path.suffix.lower())
+    if expected and not head.startswith(expected[0]):
+        raise UserFacingError(f"{path.name} is named like {expected[1]} but does not hold one (it may be renamed, or "
+                              "only partly downloaded).",
+                              "Open it in the program that made it and export it again, or pass it as CSV.")
+
+
 def _head(path: Path) -> bytes:
     with open(path, "rb") as handle:
         return handle.read(SAMPLE_BYTES)
@@ -115,6 +130,11 @@ def _encoding(head: bytes) -> str:
     except UnicodeDecodeError as exc:
         if exc.start >= len(head) - 4:  # the sample cut a character in two
             return "utf-8"
+    try:
+        head.decode("cp1252")  # Windows' Western text, what most spreadsheets outside UTF-8 save
+        return "cp1252"
+    except UnicodeDecodeError:
+        pass
     from charset_normalizer import from_bytes
 
     best = from_bytes(head, cp_isolation=["cp1252", "latin_1", "iso8859_15", "cp1250", "utf_16"]).best()
@@ -122,8 +142,15 @@ def _encoding(head: bytes) -> str:
     return "cp1252" if name in {"latin_1", "iso8859_1", "iso8859_15"} else name
 
 
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
+
+
 def _binary(head: bytes, encoding: str) -> bool:
-    return "16" not in encoding and b"\x00" in head and head.count(b"\x00") > len(head) // 100
+    """Binary data, not text with a stray NUL or control character in a cell (those are cleaned from the values)."""
+    if "16" in encoding or not head:
+        return False
+    control = sum(head.count(bytes([b])) for b in _CONTROL_BYTES)
+    return control > 0.05 * len(head)
 
 
 def _refuse_markup(path: Path, text: str) -> None:
@@ -346,7 +373,10 @@ def _normalized(frame: pd.DataFrame, decimal: str, structural_notes: list[str]) 
     notes: list[str] = []
     frame = frame.copy()
     frame.columns = _column_names(frame.columns)
-    empty = [c for c in frame.columns if frame[c].isna().all() or frame[c].astype(str).str.strip().eq("").all()]
+    # a column with no name and no value is an export's artefact (a delimiter at the end of each line); a named empty
+    # column stays, so that a target left empty is said as such
+    empty = [c for c in frame.columns if _unnamed(c) and (frame[c].isna().all()
+                                                         or frame[c].astype(str).str.strip().eq("").all())]
     if empty:
         frame = frame.drop(columns=empty)
         notes.append(f"{len(empty)} empty column(s) left out ({', '.join(map(repr, empty[:5]))})")
@@ -366,8 +396,12 @@ def _normalized(frame: pd.DataFrame, decimal: str, structural_notes: list[str]) 
     index_like = _saved_index(frame)
     if index_like:
         frame = frame.drop(columns=[index_like])
-        notes.append(f"'{index_like}' is a saved row number (0, 1, 2, ... in order), not data: left out")
+        notes.append(f"'{index_like}' is a saved row number (an index written with the table), not data: left out")
     return frame.reset_index(drop=True), notes
+
+
+def _unnamed(name: str) -> bool:
+    return name.startswith(("Unnamed:", "column_")) or not name.strip()
 
 
 def _column_names(columns) -> list[str]:
@@ -380,16 +414,20 @@ def _column_names(columns) -> list[str]:
 
 def _saved_index(frame: pd.DataFrame) -> str | None:
     """The first column, when it is a row number written out by a tool (pandas' 'Unnamed: 0', R's row names): an
-    input made of it would learn the row order, and the table's order often follows the target."""
+    input made of it would learn the row order, and the table's order often follows the target. A nameless first
+    column of distinct integers is one even when the rows were sorted before saving; a named one only when it
+    counts 0, 1, 2, ... (or from 1) in order."""
     if frame.shape[1] < 2:
         return None
     name = str(frame.columns[0])
-    if not (name.lower().startswith("unnamed") or name.lower() in {"", "index", "rownames", "x", "...1", "column_1"}):
-        return None
     values = frame.iloc[:, 0]
-    if not pd.api.types.is_integer_dtype(values):
+    if not pd.api.types.is_integer_dtype(values) or not len(values):
         return None
-    start = int(values.iloc[0]) if len(values) else 0
+    if name.lower().startswith("unnamed") or name in {"", "...1"}:
+        return name if values.is_unique else None
+    if name.lower() not in {"index", "rownames", "x", "column_1", "row", "row_number"}:
+        return None
+    start = int(values.iloc[0])
     return name if start in (0, 1) and (values.to_numpy() == np.arange(start, start + len(values))).all() else None
 
 

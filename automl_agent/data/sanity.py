@@ -57,6 +57,8 @@ def check(frame: pd.DataFrame, target: str | None, classification: bool, allowed
 
 def _drop_rare_classes(frame: pd.DataFrame, target: str, report: SanityReport, name: str) -> pd.DataFrame:
     counts = frame[target].value_counts(dropna=True)
+    if counts.sum() < 20:
+        return frame  # too few labelled rows at all: the feasibility check says so, in those words
     rare = counts[counts < MIN_CLASS_ROWS]
     if rare.empty:
         return frame

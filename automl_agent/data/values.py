@@ -94,9 +94,8 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
         if len(numbers) != len(candidates) or numbers.isna().any():
             numbers, signs = _as_numbers(candidates, decimal)
     if len(candidates) and numbers.notna().mean() >= NUMERIC_SHARE:
-        result = pd.Series(np.nan, index=series.index, dtype="float64", name=name)
-        result[numbers.index] = numbers
-        result = result.replace([np.inf, -np.inf], np.nan)
+        as_float = pd.Series(pd.array(numbers).to_numpy(dtype="float64", na_value=np.nan), index=numbers.index)
+        result = as_float.reindex(series.index).replace([np.inf, -np.inf], np.nan).rename(name)
         placeholders = sorted(set(lower[loose_missing & ~missing].dropna()))
         unreadable = text[candidates.index[numbers.isna()]]
         what = [f"{signs['thousands']} with thousands separators"] if signs["thousands"] else []

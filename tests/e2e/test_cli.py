@@ -28,7 +28,18 @@ INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.
 
 
 @pytest.fixture(scope="module")
-def churn_run(tmp_path_factory, churn_csv):
+def churn_export(tmp_path_factory, churn_frame) -> Path:
+    """The churn table as a spreadsheet in much of Europe saves it: ';' between fields, a decimal comma, Windows-1252
+    text (one accented label). The run, the bento and the demo must all read it through the run's snapshot."""
+    frame = churn_frame.assign(payment_method=churn_frame.payment_method.replace({"Mailed check": "Mailed chèque"}))
+    path = tmp_path_factory.mktemp("export") / "churn.csv"
+    frame.to_csv(path, sep=";", decimal=",", index=False, encoding="cp1252")
+    return path
+
+
+@pytest.fixture(scope="module")
+def churn_run(tmp_path_factory, churn_export):
+    churn_csv = churn_export
     workdir = tmp_path_factory.mktemp("e2e")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "MLFLOW_", "BENTOML_", "AUTOML_AGENT_"))}
     env["AUTOML_AGENT_HOME"] = str(tmp_path_factory.mktemp("user-home"))  # the user's one Prefect server lives here
@@ -53,6 +64,10 @@ def test_run_prints_stages_and_writes_run_json(churn_run):
     assert record["success_score"] == 1.0 and record["registered_model"]["alias"] == "champion"
     assert record["llm"]["backend"] == "offline" and record["llm"]["calls"] >= 10
     assert Path(record["script_path"]).exists() and Path(record["demo_path"]).exists()
+    # read once, by the one reader: every later stage read the typed snapshot, never the ';' export again
+    assert "';'-separated" in record["data_reading"] and "decimal comma" in record["data_reading"]
+    assert record["data_snapshot"].endswith("churn.parquet") and Path(record["data_snapshot"]).exists()
+    assert "churn.parquet" in Path(record["script_path"]).read_text()
     for stage in ("INIT", "PLAN", "EXECUTE", "IMPLEMENT", "DELIVER", "trial", "SUCCEEDED"):
         assert stage in proc.stderr
     listing = subprocess.run([*CLI, "--workdir", str(workdir), "runs"], capture_output=True, text=True, timeout=120)
@@ -307,6 +322,29 @@ def _run_in_workspace(churn_run, instruction: str, data: Path, budget: int) -> t
     proc = subprocess.run([*CLI, "--workdir", str(workdir), "run", instruction, "--data", str(data), "--budget",
                            str(budget), "--json"], capture_output=True, text=True, timeout=600, env=env)
     return workdir, proc, env
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_run_stopped_while_training_registers_nothing_and_says_so(churn_run, churn_csv, stop):
+    workdir, _, env = churn_run
+    run_id = f"stopped-{stop.name.lower()}"
+    proc = subprocess.Popen([*CLI, "--workdir", str(workdir), "run", "Predict churn", "--data", str(churn_csv),
+                             "--budget", "60", "--run-id", run_id], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    seen = []
+    for line in proc.stderr:  # the training's progress lines: the sandboxed child is running
+        seen.append(line)
+        if "trial" in line:
+            break
+    started = time.monotonic()
+    proc.send_signal(stop)
+    rest, _ = proc.communicate(timeout=90)
+    assert proc.returncode == 130, "".join(seen) + rest
+    assert time.monotonic() - started < 60 and "interrupted" in rest
+    record = json.loads((workdir / "runs" / run_id / "run.json").read_text())
+    assert record["status"] == "interrupted" and record["registered_model"] is None and record["bento_tag"] is None
+    leftover = subprocess.run(["pgrep", "-f", f"runs/{run_id}/"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == "", "a training child outlived the run"
 
 
 def test_a_dry_run_shows_what_was_understood_and_trains_nothing(churn_run, tmp_path):

@@ -40,7 +40,8 @@ def test_nps_and_cs():
     ("", ".csv", "empty"),
     ("a,b\n", ".csv", "no data rows"),
     ("a,b\n1,2\n", ".csv", "too few"),
-    ("whatever", ".xlsx", "Unsupported"),
+    ("whatever", ".xlsx", "does not hold one"),
+    ("whatever", ".docx", "Unsupported"),
 ])
 def test_bad_data_files_give_clear_errors(tmp_path, content, suffix, words):
     path = tmp_path / f"data{suffix}"
