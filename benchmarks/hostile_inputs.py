@@ -1454,8 +1454,28 @@ def _summary_line(info: dict) -> str:
 # results
 # ----------------------------------------------------------------------------------------------------------
 
-def write_results(records: list[dict], args, started: float, done: bool) -> tuple[Path, Path]:
+ERROR_LINE = re.compile(r"^\s*(\w+\.)*\w*(Error|Exception|Interrupt)\b.*")
+
+
+def error_hint(text: str) -> str:
+    """The last exception line in the output (e.g. of a training script that failed), for the reason column."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ERROR_LINE.match(ln)]
+    return lines[-1][:160] if lines else ""
+
+
+def _with_hint(r: dict) -> str:
+    reason = str(r.get("reason", ""))
+    if r.get("outcome") == "traceback":
+        h = error_hint(r.get("output", ""))
+        if h and h not in reason:
+            reason += f" [last error: {h}]"
+    return reason
+
+
+def write_results(records: list[dict], args, started: float, done: bool, meta_extra: dict | None = None) -> tuple[Path, Path]:
     RESULTS.mkdir(parents=True, exist_ok=True)
+    for r in records:
+        r["reason"] = _with_hint(r)
     counts = {o: sum(1 for r in records if r["outcome"] == o) for o in OUTCOMES}
     other = sum(1 for r in records if r["outcome"] not in OUTCOMES)
     left = [r["id"] for r in records if r.get("left_processes")]
@@ -1463,6 +1483,8 @@ def write_results(records: list[dict], args, started: float, done: bool) -> tupl
             "seed": args.seed, "cases": len(records), "complete": done, "wall_seconds": round(time.time() - started, 1),
             "counts": counts, "harness_errors": other, "cases_leaving_processes": left,
             "started": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started))}
+    if meta_extra:
+        meta.update(meta_extra)
     jp = RESULTS / f"hostile_inputs_{args.label}.json"
     jp.write_text(json.dumps({"meta": meta, "cases": records}, indent=1, default=str))
     lines = [f"# Hostile but ordinary inputs: `{args.label}`", "",
@@ -1488,7 +1510,7 @@ def write_results(records: list[dict], args, started: float, done: bool) -> tupl
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cli", required=True, help="path of the automl-agent executable to test")
+    ap.add_argument("--cli", help="path of the automl-agent executable to test (required unless --report-only)")
     ap.add_argument("--label", required=True, help="names the results: results/hostile_inputs_<label>.{json,md}")
     ap.add_argument("--only", default="", help="comma-separated case ids")
     ap.add_argument("--batch", type=int, choices=[1, 2], default=1)
@@ -1498,7 +1520,21 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", default=str(DEFAULT_DATASETS), help="folder of the bundled example tables")
     ap.add_argument("--keep", action="store_true", help="keep scratch folders and workspaces")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--report-only", action="store_true",
+                    help="rewrite results/hostile_inputs_<label>.md (and the reasons in the .json) from the .json; runs nothing")
     args = ap.parse_args(argv)
+    if args.report_only:
+        saved = json.loads((RESULTS / f"hostile_inputs_{args.label}.json").read_text())
+        m = saved["meta"]
+        for k in ("cli", "batch", "budget", "timeout", "seed"):
+            setattr(args, k, m.get(k, getattr(args, k, None)))
+        started = time.mktime(time.strptime(m["started"], "%Y-%m-%d %H:%M:%S"))
+        write_results(saved["cases"], args, started, done=m.get("complete", True),
+                      meta_extra={"wall_seconds": m.get("wall_seconds")})
+        print(RESULTS / f"hostile_inputs_{args.label}.md")
+        return 0
+    if not args.cli:
+        ap.error("--cli is required")
     args.cli = str(Path(args.cli).resolve()) if os.path.exists(args.cli) else args.cli
 
     cases = batch1() if args.batch == 1 else list(BATCH2)

@@ -131,6 +131,7 @@ def _run_case(case: BenchCase, setting: Setting, repeat: int, options: BenchOpti
         "status": record.status, "run_id": record.run_id, "value": value, "sr": record.success_score, "nps": nps,
         "cs": comprehensive_score(record.success_score, nps), "wall_s": round(wall, 1), "message": record.message})
     split = attempt_dir(record.script_path) / "split.json" if record.script_path else None
+    data = Path(record.data_snapshot) if record.data_snapshot else data  # the rows the run trained on, as it read them
     if options.baseline and split is not None and split.exists():
         try:
             baseline = score_baseline(case.task, case.metric, data, split, options.budget_s, seed=repeat - 1)

@@ -338,7 +338,7 @@ def test_a_run_stopped_while_training_registers_nothing_and_says_so(churn_run, c
             break
     started = time.monotonic()
     proc.send_signal(stop)
-    rest, _ = proc.communicate(timeout=90)
+    _, rest = proc.communicate(timeout=90)
     assert proc.returncode == 130, "".join(seen) + rest
     assert time.monotonic() - started < 60 and "interrupted" in rest
     record = json.loads((workdir / "runs" / run_id / "run.json").read_text())
