@@ -130,16 +130,64 @@ def _encoding(head: bytes) -> str:
     except UnicodeDecodeError as exc:
         if exc.start >= len(head) - 4:  # the sample cut a character in two
             return "utf-8"
-    try:
-        head.decode("cp1252")  # Windows' Western text, what most spreadsheets outside UTF-8 save
-        return "cp1252"
-    except UnicodeDecodeError:
-        pass
+    return _single_byte_encoding(head)
+
+
+# Windows' Western text is what most spreadsheets outside UTF-8 save; Central European Windows and the old Mac text
+# decode the same bytes without an error but into other letters, so the three are weighed, not tried in turn.
+_SINGLE_BYTE = ["cp1252", "cp1250", "mac_roman"]
+_CLEARER = 0.03  # how much more coherent (charset-normalizer's language fit) another encoding must read than cp1252
+# one accented word in English text ('Mailed chèque') fits a language no better as cp1250's 'chčque': cp1250 wins a
+# tie only where the text reads as a language written in it
+_LANGUAGES = {"cp1250": {"Czech", "Slovak", "Polish", "Hungarian", "Croatian", "Slovene", "Romanian", "Serbian",
+                         "Bosnian", "Albanian"}}
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _single_byte_encoding(head: bytes) -> str:
+    """cp1252 unless another single-byte encoding reads the sample better: first by fewer characters out of place
+    inside words (Polish 'Wrocław' is 'Wroc³aw' in cp1252, a Mac's 'fréquents' is 'frŽquents'), then, where both
+    read as letters (Czech 'střední' is 'støední'), by charset-normalizer's fit to a language."""
+    readings = {}
+    for encoding in _SINGLE_BYTE:
+        try:
+            readings[encoding] = _out_of_place(head.decode(encoding))
+        except UnicodeDecodeError:
+            continue
+    if not readings:
+        return "latin_1"  # decodes any byte; what is left is binary data, refused after this
+    fewest = min(readings.values())
+    tied = [encoding for encoding, odd in readings.items() if odd == fewest]
+    if len(tied) == 1:
+        return tied[0]
     from charset_normalizer import from_bytes
 
-    best = from_bytes(head, cp_isolation=["cp1252", "latin_1", "iso8859_15", "cp1250", "utf_16"]).best()
-    name = best.encoding if best is not None else "cp1252"
-    return "cp1252" if name in {"latin_1", "iso8859_1", "iso8859_15"} else name
+    matches = list(from_bytes(head, cp_isolation=tied))
+    # encodings that decode the sample to the same text are one match; cp1252 may hide behind another's name
+    western = next((m for m in matches if "cp1252" in m.could_be_from_charset), None)
+    others = sorted((m for m in matches if m is not western), key=lambda m: (m.chaos, -m.coherence))
+    if western is None:
+        return others[0].encoding if others else tied[0]
+    for other in others:
+        speaks = other.encoding not in _LANGUAGES or bool(set(other.languages[:1]) & _LANGUAGES[other.encoding])
+        if speaks and (other.chaos < western.chaos - 0.01
+                       or (other.chaos <= western.chaos and other.coherence > western.coherence + _CLEARER)):
+            return other.encoding
+    return "cp1252"
+
+
+def _out_of_place(text: str) -> int:
+    """Non-ASCII characters a real text would not hold there: a symbol or digit between two letters ('Wroc³aw'), a
+    capital after a small letter ('frŽquents'), a control code."""
+    odd = 0
+    for found in _NON_ASCII.finditer(text):
+        at, char = found.start(), found.group()
+        before = text[at - 1] if at else " "
+        after = text[at + 1] if at + 1 < len(text) else " "
+        if (not char.isalpha() and before.isalpha() and after.isalpha()) or (char.isupper() and before.islower()) \
+                or ord(char) < 0xA0:
+            odd += 1
+    return odd
 
 
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13)) + b"\x7f"
@@ -177,7 +225,7 @@ def _read_zip(path: Path) -> tuple[pd.DataFrame, TableReading]:
     names = archive.namelist()
     if "[Content_Types].xml" in names and any(n.startswith("xl/") for n in names):
         try:
-            frame = pd.read_excel(path, sheet_name=0)
+            frame = pd.read_excel(path, sheet_name=0, header=None)
         except ImportError:
             raise UserFacingError(f"{path.name} is an Excel workbook, and reading it needs openpyxl.",
                                   "pip install openpyxl, or save the sheet as CSV (Save As > CSV) and pass that.") from None
@@ -185,6 +233,8 @@ def _read_zip(path: Path) -> tuple[pd.DataFrame, TableReading]:
         sheets = [n for n in names if n.startswith("xl/worksheets/sheet")]
         if len(sheets) > 1:
             notes.append(f"the workbook has {len(sheets)} sheets; the first one was read")
+        frame = _sheet_below_its_title(frame, notes)
+        frame = _without_stray_rows(frame, notes)
         frame, value_notes = _normalized(frame.astype(object).where(frame.notna(), None).astype("string"), ".", [])
         return _finish(frame, TableReading(file=path.name, format="excel", notes=notes + value_notes))
     if any(n.startswith("word/") for n in names):
@@ -202,6 +252,28 @@ def _read_zip(path: Path) -> tuple[pd.DataFrame, TableReading]:
     reading.compression = "zip"
     reading.notes.insert(0, f"read {tables[0]} from the archive")
     return frame, reading
+
+
+def _sheet_below_its_title(sheet: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """A sheet read without a header: its header is the first row from which the rows stay as wide as most rows
+    (title, 'prepared by' and blank rows above it are left out)."""
+    widths = sheet.head(200).notna().sum(axis=1).tolist()
+    width = max(widths, default=0)
+    start = next((i for i, w in enumerate(widths)  # a data row may leave cells empty; a title fills one or two
+                  if w >= 0.8 * width and all(x >= 0.5 * width or x == 0 for x in widths[i:i + 5])), 0)
+    start = start if width >= 2 and start <= 50 else 0
+    header = [str(v) if pd.notna(v) else f"Unnamed: {j}" for j, v in enumerate(sheet.iloc[start])]
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sheet.iloc[start].dropna()):
+        header = [f"column_{j + 1}" for j in range(sheet.shape[1])]  # the first row is data
+        body = sheet.iloc[start:]
+        notes.append(f"the first row holds data, not column names: columns named column_1 ... column_{sheet.shape[1]}")
+    else:
+        body = sheet.iloc[start + 1:]
+    if start:
+        notes.append(f"{start} row(s) above the table left out ({' '.join(map(str, sheet.iloc[0].dropna()))[:60]!r} ...)")
+    body = body.copy()
+    body.columns = header
+    return body.reset_index(drop=True)
 
 
 def _read_json(path: Path, compression: str | None, encoding: str, text: str) -> tuple[pd.DataFrame, str]:
@@ -270,6 +342,7 @@ def _read_delimited(source, compression: str | None, encoding: str, text: str,
         notes.append(f"the first row holds data, not column names: columns named column_1 ... column_{frame.shape[1]}")
     if skip:
         notes.append(f"{skip} line(s) above the table left out ({lines[0][:60]!r} ...)")
+    frame = _without_stray_rows(frame, notes)
     decimal = _decimal_mark(frame, delimiter)
     frame, value_notes = _normalized(frame, decimal, notes)
     return _finish(frame, TableReading(file=name, format="csv", compression=compression, encoding=encoding,
@@ -304,27 +377,75 @@ def _most_consistent_delimiter(lines: list[str]) -> str | None:
     return best
 
 
-def _split(line: str, delimiter: str, quote: str) -> list[str]:
+def _records(lines: list[str], delimiter: str, quote: str, limit: int = 200) -> list[tuple[int, list[str]]]:
+    """The first records of the sample with the physical line each starts on: a quoted field may hold a line break
+    (a header 'Monthly\nIncome' spans two lines)."""
     import csv
 
+    records: list[tuple[int, list[str]]] = []
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter, quotechar=quote or '"')
+    start = 0
     try:
-        return next(csv.reader([line], delimiter=delimiter, quotechar=quote or '"'))
-    except (csv.Error, StopIteration):
-        return line.split(delimiter)
+        for fields in reader:
+            records.append((start, fields))
+            start = reader.line_num
+            if len(records) >= limit:
+                break
+    except csv.Error:  # an unbalanced quote: fall back to one record a line
+        return [(i, line.split(delimiter)) for i, line in enumerate(lines[:limit])]
+    return records
 
 
 def _lines_above_table(lines: list[str], delimiter: str, quote: str) -> int:
-    """Title, note or comment lines before the header: the table starts at the first line from which the number of
-    fields stays what most lines have."""
-    widths = [len(_split(line, delimiter, quote)) if line.strip() else 0 for line in lines[:200]]
+    """Title, note or comment lines before the header: the table starts at the first record from which the number of
+    fields stays what most records have. Counted in physical lines, as the CSV parser skips them."""
+    records = _records(lines, delimiter, quote)
+    widths = [len(fields) if any(f.strip() for f in fields) else 0 for _, fields in records]
     common = Counter(w for w in widths if w).most_common(1)
     if not common or common[0][0] < 2:
         return 0
     width = common[0][0]
-    for start, w in enumerate(widths):
-        if w == width and all(x in (width, 0) for x in widths[start:start + 5]):
+    for index, w in enumerate(widths):
+        if w == width and all(x in (width, 0) for x in widths[index:index + 5]):
+            start = records[index][0]
             return start if start <= 50 else 0
     return 0
+
+
+_RULE = re.compile(r"^:?-{3,}:?$|^=+$")  # a Markdown table's |---|---| line, or an underline of '=' signs
+_SUMMARY = re.compile(r"^(grand\s+)?(total|totals|sub-?total|sum|summe|gesamt|insgesamt|total g[ée]n[ée]ral|totale|"
+                      r"suma|somme)\b.*$", re.I)
+
+
+def _without_stray_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Rows of the file that are not rows of the table, read while every cell is still text: the header repeated
+    (exports pasted one after another), lines holding one value in a table of several columns (a comment, a section
+    title, a footer such as 'Total rows: 500'), a Markdown rule line, and a summary row ('Total', 'Sum') at the end.
+    Each kind is left out and counted in the notes."""
+    if frame.shape[1] < 2 or frame.empty:
+        return frame
+    text = frame.fillna("").astype(str).apply(lambda column: column.str.strip())
+    filled = text.ne("").sum(axis=1)
+    names = [str(c).strip() for c in frame.columns]
+    header_again = text.eq(names).sum(axis=1) >= max(2, int(0.8 * len(names)))
+    lone_value = (filled <= 1) & (filled > 0) if frame.shape[1] >= 3 else pd.Series(False, index=frame.index)
+    rule = text.apply(lambda column: column.str.fullmatch(_RULE)).sum(axis=1).eq(filled) & filled.gt(0)
+    tail = frame.index[-3:]
+    summary = pd.Series(False, index=frame.index)
+    summary.loc[tail] = text.loc[tail].apply(lambda column: column.str.fullmatch(_SUMMARY)).any(axis=1)
+    kinds = [(header_again, "repeat the header (files joined one after another)"),
+             (lone_value & ~header_again, "hold a single value in a table of several columns (a comment, title or "
+                                          "footer line)"),
+             (rule & ~lone_value, "are a ruled line ('---'), not data"),
+             (summary & ~lone_value & ~header_again, "are a summary row at the end of the table ('Total', 'Sum')")]
+    drop = pd.Series(False, index=frame.index)
+    for mask, why in kinds:
+        mask = mask & ~drop
+        if mask.any():
+            example = " ".join(v for v in text.loc[mask].iloc[0] if v)[:60]
+            notes.append(f"{int(mask.sum())} row(s) {why}: left out (e.g. {example!r})")
+            drop |= mask
+    return frame[~drop] if drop.any() else frame
 
 
 def _looks_numeric(value: str) -> bool:
@@ -334,7 +455,7 @@ def _looks_numeric(value: str) -> bool:
 def _has_header(lines: list[str], delimiter: str, quote: str) -> bool:
     """A first row is data, not names, when it has a number where the rows below have numbers, or it repeats a
     value that the rows below hold in the same column; names are never empty numbers."""
-    rows = [_split(line, delimiter, quote) for line in lines[:60] if line.strip()]
+    rows = [fields for _, fields in _records(lines, delimiter, quote, limit=60) if any(f.strip() for f in fields)]
     if len(rows) < 3:
         return True
     first, rest = rows[0], rows[1:]
@@ -415,8 +536,9 @@ def _column_names(columns) -> list[str]:
 def _saved_index(frame: pd.DataFrame) -> str | None:
     """The first column, when it is a row number written out by a tool (pandas' 'Unnamed: 0', R's row names): an
     input made of it would learn the row order, and the table's order often follows the target. A nameless first
-    column of distinct integers is one even when the rows were sorted before saving; a named one only when it
-    counts 0, 1, 2, ... (or from 1) in order."""
+    column of distinct integers is one even when the rows were sorted before saving; a named one ('#', 'index',
+    'rownames', ...) only when it counts 0, 1, 2, ... (or from 1) in order: whatever its name, such a column holds
+    nothing but the row's place in the file."""
     if frame.shape[1] < 2:
         return None
     name = str(frame.columns[0])
@@ -425,8 +547,6 @@ def _saved_index(frame: pd.DataFrame) -> str | None:
         return None
     if name.lower().startswith("unnamed") or name in {"", "...1"}:
         return name if values.is_unique else None
-    if name.lower() not in {"index", "rownames", "x", "column_1", "row", "row_number"}:
-        return None
     start = int(values.iloc[0])
     return name if start in (0, 1) and (values.to_numpy() == np.arange(start, start + len(values))).all() else None
 

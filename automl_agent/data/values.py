@@ -26,7 +26,7 @@ _TRUE = {pair[0] for pair in BOOLEAN_FAMILIES}
 _FALSE = {pair[1] for pair in BOOLEAN_FAMILIES}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CURRENCY = "$€£¥₹₽₩¢"
-_SPACES = re.compile(r"[\s\u00a0\u202f\u2009']")  # a thousands separator may be a (thin, no-break) space or '
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009'\u2019\u02bc]")  # a thousands separator may be a (thin, no-break) space or an apostrophe
 _POINT_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d*)?([eE][+-]?\d+)?$|^[+-]?\.\d+([eE][+-]?\d+)?$")
 _COMMA_NUMBER = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d*)?$|^[+-]?,\d+$")
 NUMERIC_SHARE = 0.95
@@ -56,7 +56,9 @@ def _as_numbers(text: pd.Series, decimal: str) -> tuple[pd.Series, dict[str, int
     stripped = stripped.str.replace(r"^([+-]?)(?:[A-Z]{3})", r"\1", regex=True)  # USD 12, EUR-3
     pattern = _POINT_NUMBER if decimal == "." else _COMMA_NUMBER
     valid = stripped.str.fullmatch(pattern).fillna(False).astype(bool)
-    signs["thousands"] = int((valid & stripped.str.contains("," if decimal == "." else r"\.", regex=True)).sum())
+    grouped = stripped.str.contains("," if decimal == "." else r"\.", regex=True) | text.str.contains(
+        r"\d[\s\u00a0\u202f'\u2019\u02bc]\d", regex=True)
+    signs["thousands"] = int((valid & grouped).sum())
     if decimal == ".":
         plain = stripped.str.replace(",", "", regex=False)
     else:
@@ -86,6 +88,10 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
 
     loose_missing = _missing_mask(lower, MISSING_EVERYWHERE | MISSING_AMONG_NUMBERS)
     candidates = text[~loose_missing]
+    unit = _common_unit(candidates)
+    if unit is not None:
+        candidates = candidates.str.extract(_WITH_UNIT, expand=True)[0].where(
+            candidates.str.extract(_WITH_UNIT, expand=True)[1].str.strip() == unit, candidates)
     if not _mostly_digits(candidates):
         numbers, signs = pd.Series(np.nan, index=candidates.index), {}
     else:
@@ -101,8 +107,16 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
         what = [f"{signs['thousands']} with thousands separators"] if signs["thousands"] else []
         what += [f"{signs['currency']} with a currency sign"] if signs["currency"] else []
         what += [f"{signs['percent']} with a percent sign (read as the number before it)"] if signs["percent"] else []
+        if unit is not None:
+            what.append(f"{len(candidates)} followed by the unit {unit!r}")
         if what:
             notes.append(f"'{name}': numbers written as text ({', '.join(what)}) read as numbers")
+        code = _sentinel(result)
+        if code is not None:
+            hits = int((result == code).sum())
+            result = result.where(result != code)
+            notes.append(f"'{name}': {hits} value(s) of {code:g}, a code for 'not measured' far outside the other "
+                         "values, read as missing")
         if placeholders:
             notes.append(f"'{name}': {int((loose_missing & ~missing).sum())} placeholder value(s) "
                          f"({', '.join(repr(p) for p in placeholders[:5])}) read as missing")
@@ -122,6 +136,42 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
     if changed and values.nunique(dropna=True) <= 50:
         notes.append(f"'{name}': stray spaces or control characters removed from {changed} value(s)")
     return _as_default_text(values).rename(name), notes
+
+
+_WITH_UNIT = re.compile(r"^([+-]?[\d.,'\u2019\u00a0\u202f ]*\d)\s*([^\d\s.,+\-%" + _CURRENCY + r"()]\S{0,11}(?: \S{1,11})?)$")
+
+
+def _common_unit(candidates: pd.Series) -> str | None:
+    """The unit written after nearly every number of a column ('3.75 kg', '28 days', '162 kg/m³'), or None."""
+    if not len(candidates) or not _mostly_digits(candidates):
+        return None
+    parts = candidates.str.extract(_WITH_UNIT, expand=True)
+    units = parts[1].str.strip()
+    counts = units.value_counts()
+    if counts.empty or counts.iloc[0] < NUMERIC_SHARE * len(candidates):
+        return None
+    unit = str(counts.index[0])
+    spaced = candidates.str.contains(r"\d\s+\S", regex=True).mean() >= 0.5
+    return unit if (spaced or len(unit) >= 2) and any(ch.isalpha() for ch in unit) else None
+
+
+_SENTINELS = (-9, -99, -999, -9999, -99999, -999999, 999, 9999, 99999, 999999)
+
+
+def _sentinel(values: pd.Series) -> float | None:
+    """A code written for 'not measured' in a column of numbers: -999 in a column of positive values, 9999 in a column
+    whose other values stay below a fifth of it; repeated, and never most of the column."""
+    present = values.dropna()
+    if len(present) < 20:
+        return None
+    for code in _SENTINELS:
+        hits = present == code
+        if hits.sum() < 2 or hits.mean() >= 0.5:
+            continue
+        others = present[~hits]
+        if (code < 0 and (others >= 0).all()) or (code > 0 and others.abs().max() < code / 5):
+            return float(code)
+    return None
 
 
 def _as_default_text(values: pd.Series) -> pd.Series:

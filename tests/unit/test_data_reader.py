@@ -78,6 +78,22 @@ def test_a_latin1_label_and_a_zip_with_one_csv(tmp_path, churn):
     assert reading.compression == "zip"
 
 
+@pytest.mark.parametrize("encoding, words", [
+    ("cp1250", ["střední škola", "vyšší odborná škola", "základní vzdělání"]),  # Czech: cp1252 reads 'støední'
+    ("cp1250", ["Łódź", "Wrocław", "Gdańsk"]),  # Polish: cp1252 reads 'Wroc³aw'
+    ("mac_roman", ["Recherche & Développement", "Déplacements fréquents"]),  # Excel for Mac: 'frŽquents'
+    ("cp1252", ["Chèque électronique", "ADSL – 20 €", "Prélèvement"]),
+    ("latin-1", ["Größe", "Übergröße", "Straße"]),
+], ids=["czech-cp1250", "polish-cp1250", "french-mac-roman", "french-cp1252", "german-latin1"])
+def test_single_byte_encodings_are_told_apart_by_the_letters_they_make(tmp_path, churn, encoding, words):
+    """Every single-byte encoding decodes every byte without an error: the one chosen is the one whose letters fit."""
+    frame = churn.assign(payment_method=[words[i % len(words)] for i in range(len(churn))])
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False, encoding=encoding)
+    read, _ = read_table_with_notes(path)
+    assert set(read.payment_method) == set(words)
+
+
 def test_a_file_without_a_header_gets_named_columns(tmp_path, diamonds):
     path = tmp_path / "data.csv"
     diamonds.to_csv(path, index=False, header=False)
@@ -113,11 +129,76 @@ def test_values_people_write_become_the_values_they_mean(tmp_path, churn):
     (["12.5%", "7%", "100%"], [12.5, 7.0, 100.0]),
     (["(1,200)", "300", "inf"], [-1200.0, 300.0, np.nan]),
     (["Infinity", "4", "-"], [np.nan, 4.0, np.nan]),
+    (["5'919", "5’919", "1'234.5"], [5919.0, 5919.0, 1234.5]),  # Swiss thousands
+    (["3.75 kg", "4.1 kg", "3 kg"], [3.75, 4.1, 3.0]),  # one unit after every number
+    (["162 kg/m3", "200 kg/m3", "540 kg/m3"], [162.0, 200.0, 540.0]),
 ])
 def test_numbers_in_their_written_forms(values, expected):
     decimal = "," if "2,25" in values else "."
     read, _ = normalize_column(pd.Series(values, name="x"), decimal)
     np.testing.assert_allclose(read.to_numpy(float), expected)
+
+
+def test_a_code_for_not_measured_is_read_as_missing():
+    values = pd.Series([str(v) for v in [12.5, 30.1, -999, 44.0, 18.2, -999, 25.0] * 4], name="strength")
+    read, notes = normalize_column(values)
+    assert read.isna().sum() == 8 and read.min() > 0 and "-999" in " ".join(notes)
+    read, notes = normalize_column(pd.Series([str(v) for v in [-5.0, 3.0, -999, 2.0, -999] * 5], name="delta"))
+    assert read.isna().sum() == 0 and not notes  # negatives are real values there: -999 may be one too
+
+
+def test_codes_and_addresses_that_hold_digits_stay_text():
+    for values in (["5A", "12A"] * 15, ["A12", "B5"] * 15, ["12 Main St", "5 Oak Ave"] * 15):
+        read, _ = normalize_column(pd.Series(values, name="x"))
+        assert read.tolist() == values
+
+
+@pytest.mark.parametrize("write, rows, said", [
+    (lambda f: f.to_csv(index=False) + "Total rows: 300\nExported by CRM v2 on 2024-05-01\n", 300, "single value"),
+    (lambda f: f.head(150).to_csv(index=False) + f.iloc[150:].to_csv(index=False), 300, "repeat the header"),
+    (lambda f: f.head(100).to_csv(index=False) + "# --- part 2 ---\n" + f.iloc[100:].to_csv(index=False, header=False),
+     300, "single value"),
+    (lambda f: f.to_csv(index=False) + "Total," + ",".join(str(round(f[c].sum(), 1)) for c in f.columns[1:]) + "\n",
+     300, "summary row"),
+    (lambda f: "|" + "|".join(f.columns) + "|\n|" + "|".join("---" for _ in f.columns) + "|\n"
+     + "".join("|" + "|".join(map(str, r)) + "|\n" for r in f.itertuples(index=False)), 300, "ruled line"),
+], ids=["footer", "header-repeated", "comment-mid-file", "total-row", "markdown"])
+def test_lines_that_are_not_rows_of_the_table_are_left_out_and_said(tmp_path, diamonds, write, rows, said):
+    frame = diamonds[["cut", "carat", "depth", "price"]]
+    path = tmp_path / "data.csv"
+    path.write_text(write(frame))
+    read, reading = read_table_with_notes(path)
+    assert len(read) == rows and pd.api.types.is_numeric_dtype(read["price"])
+    assert read["price"].max() == frame["price"].max() and said in " ".join(reading.notes)
+
+
+def test_a_header_with_a_line_break_in_a_quoted_name_is_still_the_header(tmp_path, churn):
+    frame = churn.rename(columns={"monthly_charges": "Monthly\nCharges (USD)", "churn": "Left? 🚪"})
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    read, reading = read_table_with_notes(path)
+    assert len(read) == len(churn) and reading.header and "Left? 🚪" in read.columns
+
+
+def test_a_sheet_with_a_title_above_its_header(tmp_path, churn):
+    pytest.importorskip("openpyxl")
+    path = tmp_path / "customers.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        pd.DataFrame([["Customer export - Q1 (confidential)"], [None], ["Prepared by ops"]]).to_excel(
+            writer, index=False, header=False)
+        churn.to_excel(writer, index=False, startrow=4)
+    read, reading = read_table_with_notes(path)
+    assert list(read.columns) == list(churn.columns) and len(read) == len(churn)
+    assert "above the table" in " ".join(reading.notes)
+
+
+def test_a_first_column_counting_the_rows_is_left_out_whatever_its_name(tmp_path, churn):
+    frame = churn.sort_values("churn")
+    frame.insert(0, "#", range(1, len(frame) + 1))
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    read, _ = read_table_with_notes(path)
+    assert "#" not in read.columns
 
 
 def test_words_and_categories_stay_text():
