@@ -96,7 +96,54 @@ def leaking_columns(frame: pd.DataFrame, target: str, classification: bool) -> d
             reason = _follows_numbers(x, y, target)
         if reason:
             found[column] = reason
+    if not classification:
+        found.update(_derived_with_another(frame.drop(columns=list(found)), target))
     return found
+
+
+MAX_PAIR_COLUMNS = 40  # pairs of numeric columns checked for a product or ratio that gives the target
+
+
+def _derived_with_another(frame: pd.DataFrame, target: str) -> dict[str, str]:
+    """A column derived from a numeric target with another column ('price_per_carat' = price / carat): together they
+    give the target back exactly. The one named after the target is the leak; the other is a real input."""
+    y = pd.to_numeric(frame[target], errors="coerce")
+    numeric = [c for c in frame.columns if c != target and pd.api.types.is_numeric_dtype(frame[c])
+               and frame[c].nunique() > 2][:MAX_PAIR_COLUMNS]
+    if len(numeric) < 2 or y.nunique() < 3:
+        return {}
+    target_words = set(_words(target))
+    values = {c: frame[c].to_numpy(dtype=float, na_value=np.nan) for c in numeric}
+    y_values = y.to_numpy(dtype=float, na_value=np.nan)
+    found: dict[str, str] = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i, a in enumerate(numeric):
+            for b in numeric[i + 1:]:
+                va, vb = values[a], values[b]
+                if not any(_reproduces(combined, y_values) for combined in (va * vb, va / vb, vb / va)):
+                    continue
+                named = [c for c in (a, b) if target_words & set(_words(c))]
+                for column in named[:1]:
+                    other = b if column == a else a
+                    found[column] = (f"gives the target '{target}' back together with '{other}' (it is derived from "
+                                     "the target)")
+    return found
+
+
+def _reproduces(combined: np.ndarray, y: np.ndarray) -> bool:
+    keep = np.isfinite(combined) & np.isfinite(y)
+    if keep.sum() < 10:
+        return False
+    x, t = combined[keep], y[keep]
+    if x.std() == 0 or t.std() == 0:
+        return False
+    return abs(float(np.corrcoef(x, t)[0, 1])) >= CORRELATION
+
+
+def _words(name: str) -> list[str]:
+    import re
+
+    return [w for w in re.split(r"[^a-z0-9]+", str(name).lower()) if len(w) > 2]
 
 
 def _recodes_classes(x: pd.Series, y: pd.Series, n: int, target: str) -> str | None:

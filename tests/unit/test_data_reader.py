@@ -247,6 +247,13 @@ def test_a_target_in_other_units_is_left_out(diamonds):
     assert set(report.left_out) == {"price_eur", "price_thousands"}
 
 
+def test_a_column_derived_from_the_target_with_another_is_left_out(diamonds):
+    frame = diamonds.assign(price_per_carat=(diamonds.price / diamonds.carat).round(2))
+    leaks = sanity.leaking_columns(frame, "price", classification=False)
+    assert list(leaks) == ["price_per_carat"] and "'carat'" in leaks["price_per_carat"]
+    assert sanity.leaking_columns(diamonds, "price", classification=False) == {}
+
+
 def test_a_class_with_one_row_is_left_out_and_counted(churn):
     frame = churn.copy()
     frame.loc[0, "churn"] = "Maybe"
