@@ -20,11 +20,13 @@ def classification_metrics(y_true, y_pred, proba=None, pos_label=None) -> dict:
     """Binary metrics on `pos_label` when it is given (ROC AUC from its probabilities), macro averages otherwise."""
     out = {"accuracy": skm.accuracy_score(y_true, y_pred)}
     if pos_label is not None:
-        out["f1"] = skm.f1_score(y_true, y_pred, pos_label=pos_label)
-        out["precision"] = skm.precision_score(y_true, y_pred, pos_label=pos_label, zero_division=0)
-        out["recall"] = skm.recall_score(y_true, y_pred, pos_label=pos_label)
-        if proba is not None:
-            out["roc_auc"] = skm.roc_auc_score((np.asarray(y_true) == pos_label).astype(int), proba)
+        # the positive class against the rest: a stray third label (a rare class in one split) cannot break it
+        truth, said = np.asarray(y_true) == pos_label, np.asarray(y_pred) == pos_label
+        out["f1"] = skm.f1_score(truth, said, zero_division=0)
+        out["precision"] = skm.precision_score(truth, said, zero_division=0)
+        out["recall"] = skm.recall_score(truth, said, zero_division=0)
+        if proba is not None and 0 < truth.sum() < len(truth):
+            out["roc_auc"] = skm.roc_auc_score(truth.astype(int), proba)
     else:
         out["f1"] = skm.f1_score(y_true, y_pred, average="macro")
         out["precision"] = skm.precision_score(y_true, y_pred, average="macro", zero_division=0)

@@ -85,3 +85,11 @@ def test_an_enqueued_default_trial_tries_that_candidate_with_its_defaults():
     assert trial_time_limit(60.0, now) == pytest.approx(30.0, abs=0.1)
     assert trial_time_limit(60.0, now - 50) == pytest.approx(10.0, abs=0.1)
     assert trial_time_limit(60.0, now - 70) == 5.0
+
+
+def test_binary_metrics_hold_when_a_stray_third_label_reaches_the_test_rows():
+    """A class of two rows (a repeated header row read as a label) lands in the test split: the F1 of the positive
+    class is still measured, not a ValueError that fails the run."""
+    scores = evaluation.classification_metrics(["No", "Yes", "churn", "Yes"], ["No", "Yes", "No", "No"],
+                                               proba=np.array([0.1, 0.8, 0.3, 0.4]), pos_label="Yes")
+    assert scores["f1"] == pytest.approx(2 / 3) and scores["recall"] == 0.5 and "roc_auc" in scores
