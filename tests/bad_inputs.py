@@ -267,6 +267,27 @@ CASES: list[Case] = [
     Case("rare-class", "data", "a class with one row (its row left out, accepted)", CHURN_ASK,
          lambda f: _csv(_churn(f).assign(churn=["Maybe"] + list(_churn(f).churn[1:])))(f), 0,
          "dry run: stopped after PLAN, nothing trained", ["--dry-run"], "have fewer than 2 rows ('Maybe' (1 row))"),
+    Case("central-european", "data", "a Windows-1250 file with Czech labels (accepted)", CHURN_ASK,
+         lambda f: _text(_churn(f).assign(payment_method=[("převodem", "šekem", "kartou")[i % 3] for i in range(400)])
+                         .to_csv(index=False).encode("cp1250"))(f), 0,
+         "dry run: stopped after PLAN, nothing trained", ["--dry-run"], "data: read as csv, cp1250"),
+    Case("lines-not-rows", "data", "exports joined with their headers, and a footer line (left out, accepted)", CHURN_ASK,
+         lambda f: _text(_churn(f).head(200).to_csv(index=False) + _churn(f).iloc[200:].to_csv(index=False)
+                         + "Total rows: 400\n")(f), 0,
+         "dry run: stopped after PLAN, nothing trained", ["--dry-run"], "1 row(s) repeat the header"),
+    Case("units-in-cells", "data", "a unit after every number ('29.85 USD', accepted)", CHURN_ASK,
+         lambda f: _csv(_churn(f).assign(monthly_charges=[f"{v} USD" for v in _churn(f).monthly_charges]))(f), 0,
+         "dry run: stopped after PLAN, nothing trained", ["--dry-run"], "followed by the unit 'USD'"),
+    Case("not-measured-code", "data", "-999 for 'not measured' in a column of positive numbers (read as missing)",
+         CHURN_ASK, lambda f: _csv(_churn(f).assign(tenure=[-999 if i % 40 == 0 else v
+                                                            for i, v in enumerate(_churn(f).tenure)]))(f), 0,
+         "dry run: stopped after PLAN, nothing trained", ["--dry-run"], "a code for 'not measured'"),
+    Case("derived-from-target", "data", "a column derived from the target with another (left out, accepted)",
+         "Predict the total charges of a customer",
+         lambda f: _csv(_churn(f).query("tenure > 0").assign(
+             total_charges_per_tenure=lambda d: (d.total_charges / d.tenure).round(4)))(f), 0,
+         "dry run: stopped after PLAN, nothing trained", ["--dry-run", "--target", "total_charges"],
+         "gives the target 'total_charges' back together with 'tenure'"),
     Case("too-big", "data", "a table larger than the memory allows (limit set to 1 MB)", CHURN_ASK, _too_big, 2, "data.csv is 0.2 MB on disk, about 1 MB once read, and this machine has 1 MB free: training on it would run out of memory.\n  -> Sample it first (for example the first million rows: head -n 1000001 big.csv > sample.csv), or train on a work pool whose machines have more memory (--training-pool)."),
     Case("corrupt-images", "images", "40 of 300 images corrupt (trained on the rest)",
          "recognise the digit in each image", lambda f: _images(f, "corrupt"), 0, "", [],

@@ -158,6 +158,9 @@ def _single_byte_encoding(head: bytes) -> str:
         return "latin_1"  # decodes any byte; what is left is binary data, refused after this
     fewest = min(readings.values())
     tied = [encoding for encoding, odd in readings.items() if odd == fewest]
+    if len(tied) > 1:
+        mixing = {encoding: _mixed_alphabets(head.decode(encoding)) for encoding in tied}
+        tied = [encoding for encoding in tied if mixing[encoding] == min(mixing.values())]
     if len(tied) == 1:
         return tied[0]
     from charset_normalizer import from_bytes
@@ -174,6 +177,19 @@ def _single_byte_encoding(head: bytes) -> str:
                        or (other.chaos <= western.chaos and other.coherence > western.coherence + _CLEARER)):
             return other.encoding
     return "cp1252"
+
+
+# letters typical of the languages each code page was made for (letters both use, such as é, ö and ß, are in neither)
+_CENTRAL_LETTERS = set("ąćęłńśźżčďěňřšťůžĺľŕőűăşţĄĆĘŁŃŚŹŻČĎĚŇŘŠŤŮŽĹĽŔŐŰĂŞŢ")
+_WESTERN_LETTERS = set("àèìòùâêîôûëïÿçñøåæœãõÀÈÌÒÙÂÊÎÔÛËÏŸÇÑØÅÆŒÃÕ")
+
+
+def _mixed_alphabets(text: str) -> int:
+    """How far the accented letters mix Western and Central European alphabets: a right reading of Czech text keeps
+    to one ('převodem', 'šekem'), a wrong one mixes them ('pøevodem', 'šekem')."""
+    letters = Counter(char for char in _NON_ASCII.findall(text) if char in _CENTRAL_LETTERS or char in _WESTERN_LETTERS)
+    central = sum(n for char, n in letters.items() if char in _CENTRAL_LETTERS)
+    return min(central, sum(letters.values()) - central)
 
 
 def _out_of_place(text: str) -> int:
