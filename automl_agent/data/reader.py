@@ -549,12 +549,15 @@ def _column_names(columns) -> list[str]:
     return names
 
 
+_ROW_NUMBER_NAMES = {"index", "rownames", "x", "column_1", "row", "row_number", "rownum", "row_no", "row no", "#", "no",
+                     "nr", "n°", "№", "num", "idx", "sno", "s.no", "sr.no", "sr", "lfd. nr", "lfd.nr"}
+
+
 def _saved_index(frame: pd.DataFrame) -> str | None:
     """The first column, when it is a row number written out by a tool (pandas' 'Unnamed: 0', R's row names): an
     input made of it would learn the row order, and the table's order often follows the target. A nameless first
-    column of distinct integers is one even when the rows were sorted before saving; a named one ('#', 'index',
-    'rownames', ...) only when it counts 0, 1, 2, ... (or from 1) in order: whatever its name, such a column holds
-    nothing but the row's place in the file."""
+    column of distinct integers is one even when the rows were sorted before saving; one named as tools and people
+    name row numbers ('#', 'index', 'rownames', 'No.') only when it counts 0, 1, 2, ... (or from 1) in order."""
     if frame.shape[1] < 2:
         return None
     name = str(frame.columns[0])
@@ -563,6 +566,8 @@ def _saved_index(frame: pd.DataFrame) -> str | None:
         return None
     if name.lower().startswith("unnamed") or name in {"", "...1"}:
         return name if values.is_unique else None
+    if name.lower().strip(" .") not in _ROW_NUMBER_NAMES:
+        return None  # a named count may be a real input (a time step): only the names tools give row numbers
     start = int(values.iloc[0])
     return name if start in (0, 1) and (values.to_numpy() == np.arange(start, start + len(values))).all() else None
 

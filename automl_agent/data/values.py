@@ -26,6 +26,8 @@ _TRUE = {pair[0] for pair in BOOLEAN_FAMILIES}
 _FALSE = {pair[1] for pair in BOOLEAN_FAMILIES}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CURRENCY = "$€£¥₹₽₩¢"
+_CURRENCY_CODES = ("USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|HKD|SGD|INR|KRW|SEK|NOK|DKK|PLN|CZK|HUF|RON|RUB|TRY|BRL|MXN|"
+                   "ZAR|ILS|AED|SAR")
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009'\u2019\u02bc]")  # a thousands separator may be a (thin, no-break) space or an apostrophe
 _POINT_NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d*)?([eE][+-]?\d+)?$|^[+-]?\.\d+([eE][+-]?\d+)?$")
 _COMMA_NUMBER = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d*)?$|^[+-]?,\d+$")
@@ -53,7 +55,7 @@ def _as_numbers(text: pd.Series, decimal: str) -> tuple[pd.Series, dict[str, int
              "parentheses": int(stripped.str.fullmatch(r"\(.*\)").sum())}
     negative = stripped.str.fullmatch(r"\(.*\)")
     stripped = stripped.str.strip("()").str.replace(f"[{_CURRENCY}%]", "", regex=True)
-    stripped = stripped.str.replace(r"^([+-]?)(?:[A-Z]{3})", r"\1", regex=True)  # USD 12, EUR-3
+    stripped = stripped.str.replace(rf"^([+-]?)(?:{_CURRENCY_CODES})", r"\1", regex=True)  # USD 12, EUR-3 (not INV-5)
     pattern = _POINT_NUMBER if decimal == "." else _COMMA_NUMBER
     valid = stripped.str.fullmatch(pattern).fillna(False).astype(bool)
     grouped = stripped.str.contains("," if decimal == "." else r"\.", regex=True) | text.str.contains(

@@ -23,6 +23,18 @@ def test_the_column_meant_is_chosen(data, instruction, expected):
     assert decide_target(instruction, profile_of(data)).column == expected
 
 
+def test_a_column_is_named_by_its_place_in_a_file_without_names(tmp_path):
+    from automl_agent.data.inputs import read_input
+
+    path = tmp_path / "concrete.csv"
+    path.write_text("\n".join(f"{i * 7 % 11},{i * 2 % 7},{i % 5},{i * 3.5}" for i in range(60)))
+    _, profile = read_input(str(path))
+    assert decide_target("Predict the strength: it is the last column (no header row)", profile).column == "column_4"
+    assert decide_target("the target is the 2nd column", profile).column == "column_2"
+    assert decide_target("predict column 3", profile).column == "column_3"
+    assert decide_target("predict the strength, but don't use the last column", profile).column != "column_4"
+
+
 @pytest.mark.parametrize(("data", "instruction"), [
     ("insurance", "Predict from age and sex."),  # only inputs named
     ("penguins", "Predict the length."),  # two lengths

@@ -355,6 +355,39 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
     return None
 
 
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10, "last": -1, "final": -1, "rightmost": -1, "leftmost": 1}
+_POSITION = re.compile(r"\b(?:the\s+)?(?:(" + "|".join(_ORDINALS) + r")|(\d{1,3})(?:st|nd|rd|th))\s+(?:column|field)\b"
+                       r"|\bcolumn\s+(?:no\.?\s*|number\s+|#\s*)?(\d{1,3})\b")
+
+
+def _by_position(text: str, profile: DataProfile, columns: list[ColumnProfile],
+                 roles: dict[str, list[tuple[int, int]]]) -> TargetDecision | None:
+    """'it is the last column', 'the 3rd column', 'column 9': a file without a header row has no names to give.
+    Not where the words list inputs or leave a column out, and not when a column has that number as its name."""
+    from .features import input_spans
+
+    inputs = [(a, b) for _, a, b, _, _ in input_spans(text)]
+    names = [c.name for c in profile.columns]
+    for match in _POSITION.finditer(text):
+        if _within(match.start(), inputs) or _within(match.start(), roles["negated"]):
+            continue
+        word, ordinal, number = match.groups()
+        if number is not None and number in names:
+            continue
+        place = _ORDINALS[word] if word else int(ordinal or number)
+        if not names or abs(place) > len(names) or place == 0:
+            continue
+        name = names[place - 1] if place > 0 else names[place]
+        if all(re.fullmatch(r"column_\d+", n) for n in names):  # named by place when read: a left-out column keeps its number
+            numbers = sorted(int(n.split("_")[1]) for n in names)
+            name = f"column_{numbers[-1] if place < 0 else place}"
+        if name in {c.name for c in columns}:
+            return TargetDecision(column=name, confidence="high", how="explicit",
+                                  reason=f"the instruction points at {match.group(0).strip()!r}: {name!r}")
+    return None
+
+
 def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
     return sorted(evidence, key=lambda e: (-e.weighted, e.role != "target", e.start))
 
@@ -423,6 +456,9 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         return TargetDecision(column=explicit.name, confidence="high", how="explicit",
                               reason=f"the instruction names the column {explicit.name!r}")
     roles = _roles(text)
+    positional = _by_position(text, profile, columns, roles)
+    if positional is not None:
+        return positional
     found: list[_Evidence] = []
     excluded: list[str] = []
     for column in columns:
