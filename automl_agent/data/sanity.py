@@ -16,6 +16,7 @@ from pydantic import Field
 
 from ..agents.contracts import Contract
 from ..errors import UserFacingError
+from .values import PLACEHOLDER_LABELS
 
 MIN_CLASS_ROWS = 2
 PURITY = 0.995  # a column whose values each point at one class for this share of the rows reproduces the target
@@ -38,6 +39,8 @@ def check(frame: pd.DataFrame, target: str | None, classification: bool, allowed
     report = SanityReport()
     if not target or target not in frame.columns:
         return frame, report
+    if classification:
+        frame = _placeholders_as_missing(frame, target, report)
     labelled = frame[target].notna()
     if not labelled.all():
         report.rows_left_out["no target value"] = int((~labelled).sum())
@@ -53,6 +56,20 @@ def check(frame: pd.DataFrame, target: str | None, classification: bool, allowed
         report.notes.append(f"'{column}' {reason}: left out of the inputs (a model given it would only copy it). "
                             f"If it is known before the target, name it as an input to keep it")
     return frame, report
+
+
+def _placeholders_as_missing(frame: pd.DataFrame, target: str, report: SanityReport) -> pd.DataFrame:
+    """'?', '-', 'unknown' as a label say nobody knew the answer: those rows have no target, they are no class."""
+    text = frame[target].astype("string").str.strip().str.lower()
+    placeholder = text.isin(PLACEHOLDER_LABELS) & frame[target].notna()
+    if not placeholder.any() or placeholder.mean() >= 0.5:
+        return frame
+    shown = ", ".join(repr(v) for v in sorted(set(frame.loc[placeholder, target].astype(str)))[:5])
+    report.notes.append(f"{int(placeholder.sum())} row(s) have a placeholder ({shown}) in '{target}' instead of a "
+                        "class: read as no target value")
+    frame = frame.copy()
+    frame[target] = frame[target].where(~placeholder)
+    return frame
 
 
 def _drop_rare_classes(frame: pd.DataFrame, target: str, report: SanityReport, name: str) -> pd.DataFrame:

@@ -16,12 +16,16 @@ import pandas as pd
 
 # written for "no value" by people and by tools; read as missing in every column
 MISSING_EVERYWHERE = {"", "na", "n/a", "nan", "null", "#n/a", "#na", "n.a.", "#null!", "#div/0!", "#value!", "#ref!",
-                      "#num!", "<na>", "nat"}
+                      "#num!", "<na>", "nat", "(blank)", "(empty)", "(null)", "(none)", "(missing)", "<blank>",
+                      "<empty>", "<null>", "#name?", "#null"}
 # read as missing only in a column that otherwise holds numbers ("None" or "-" may be a real category elsewhere)
 MISSING_AMONG_NUMBERS = {"-", "--", "---", "?", "??", "none", "missing", "unknown", "nil", ".", "x", "inf", "-inf",
                          "+inf", "infinity", "-infinity", "+infinity", "∞", "-∞"}
 BOOLEAN_FAMILIES = [("yes", "no"), ("true", "false"), ("y", "n"), ("t", "f"), ("1", "0"), ("1.0", "0.0"),
                     ("ja", "nein"), ("oui", "non"), ("si", "no"), ("sí", "no")]
+# what a label column holds where nobody knew the answer: never a class to learn
+PLACEHOLDER_LABELS = ((MISSING_AMONG_NUMBERS - {"x", "none"}) | (MISSING_EVERYWHERE - {""})
+                      | {"unknown", "n.a", "na.", "not known", "tbd"})
 _TRUE = {pair[0] for pair in BOOLEAN_FAMILIES}
 _FALSE = {pair[1] for pair in BOOLEAN_FAMILIES}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -254,6 +254,13 @@ def test_a_column_derived_from_the_target_with_another_is_left_out(diamonds):
     assert sanity.leaking_columns(diamonds, "price", classification=False) == {}
 
 
+def test_placeholders_in_a_label_column_are_no_class(churn):
+    labels = churn.churn.where(churn.index % 10 != 3, "?").where(churn.index % 10 != 7, "(blank)")
+    frame, report = sanity.check(churn.assign(churn=labels), "churn", classification=True)
+    assert set(frame.churn.dropna()) == {"Yes", "No"} and report.rows_left_out["no target value"] == 60
+    assert "placeholder" in " ".join(report.notes)
+
+
 def test_a_class_with_one_row_is_left_out_and_counted(churn):
     frame = churn.copy()
     frame.loc[0, "churn"] = "Maybe"

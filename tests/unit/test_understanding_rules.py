@@ -23,6 +23,17 @@ def test_the_column_meant_is_chosen(data, instruction, expected):
     assert decide_target(instruction, profile_of(data)).column == expected
 
 
+def test_values_many_columns_share_do_not_outweigh_the_column_named(tmp_path):
+    from automl_agent.data.inputs import read_input
+
+    rows = [f"{('Oui', 'Non')[i % 2]},{('Oui', 'Non')[i % 3 % 2]},{('Oui', 'Non')[i % 5 % 2]},{i % 70}" for i in range(80)]
+    path = tmp_path / "clients.csv"
+    path.write_text("churn,online_backup,tech_support,tenure\n" + "\n".join(rows))
+    _, profile = read_input(str(path))
+    assert decide_target("Predict customer churn (the churn column: Oui or Non)", profile).column == "churn"
+    assert decide_target("Predict Oui or Non", profile).ask  # values alone still ask
+
+
 def test_a_column_is_named_by_its_place_in_a_file_without_names(tmp_path):
     from automl_agent.data.inputs import read_input
 

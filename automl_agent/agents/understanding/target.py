@@ -485,6 +485,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             top.role == "target" and e.role != "target")]
         tied = _drop_modifiers(tied) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
+        if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
+            tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
         if len(tied) == 1 and tied[0].role != "feature":
             top = tied[0]
             confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"
