@@ -195,7 +195,7 @@ def task_is(task: str):
 def inputs_exclude(*names: str, prefix: bool = False):
     def chk(info, ctx):
         ins = _inputs(info)
-        bad = [c for c in ins if any((c.startswith(n) if prefix else c == n) for n in names)]
+        bad = [c for c in ins if any((c.startswith(n) if prefix and n else c == n) for n in names)]  # "" is an empty name, not a prefix of every name
         return f"model takes {bad} (should not be an input)" if bad else None
     return chk
 
@@ -1492,6 +1492,10 @@ def write_results(records: list[dict], args, started: float, done: bool, meta_ex
              "| " + " | ".join(str(counts[o]) for o in OUTCOMES) + " |", ""]
     if other:
         lines += [f"Harness errors (not scored): {other}.", ""]
+    again = [r["id"] for r in records if r.get("run_again")]
+    if again:
+        lines += [f"Run again on the code of this file's date ({len(again)} cases, the others as first scored): "
+                  f"{', '.join(again)}.", ""]
     lines += [f"Cases that left processes running (Prefect server excluded): {', '.join(left) if left else 'none'}.", "",
               "| id | class | description | expect | outcome | exit | s | reason |", "|---|---|---|---|---|---|---|---|"]
     for r in records:
@@ -1516,6 +1520,9 @@ def main(argv=None) -> int:
     ap.add_argument("--datasets", default=str(DEFAULT_DATASETS), help="folder of the bundled example tables")
     ap.add_argument("--keep", action="store_true", help="keep scratch folders and workspaces")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--start-from", default="", metavar="LABEL",
+                    help="begin with the cases of results/hostile_inputs_LABEL.json and replace those run now "
+                         "(with --only: run the failures again after a fix, keeping the rest as they were scored)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite results/hostile_inputs_<label>.md (and the reasons in the .json) from the .json; runs nothing")
     args = ap.parse_args(argv)
@@ -1555,11 +1562,21 @@ def main(argv=None) -> int:
     runner.root.mkdir(parents=True, exist_ok=True)
     started = time.time()
     records: list[dict] = []
+    if args.start_from:
+        records = json.loads((RESULTS / f"hostile_inputs_{args.start_from}.json").read_text())["cases"]
+        for r in records:
+            r.setdefault("run_again", False)
     try:
         for i, case in enumerate(cases, 1):
             print(f"[{i}/{len(cases)}] {case.id} ({case.expect}) ...", flush=True)
             rec = runner.run_case(case)
-            records.append(rec)
+            if args.start_from:
+                rec["run_again"] = True
+                records = [rec if r["id"] == case.id else r for r in records]
+                if not any(r is rec for r in records):
+                    records.append(rec)
+            else:
+                records.append(rec)
             lp = f"  LEFT {len(rec['left_processes'])} PROCESS(ES)" if rec.get("left_processes") else ""
             print(f"    -> {rec['outcome']} (exit {rec.get('rc')}, {rec.get('seconds')} s): {str(rec.get('reason'))[:220]}{lp}", flush=True)
             write_results(records, args, started, done=False)

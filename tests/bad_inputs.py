@@ -364,6 +364,39 @@ PAYLOAD_CASES: list[PayloadCase] = [
 ]
 
 
+HOSTILE_RUNS = [  # (label, what the run measured), from benchmarks/results/hostile_inputs_<label>.json
+    ("first_contact", "batch 1 on aa6abec, before this work (36 of its cases: the session measuring it was cut off)"),
+    ("after_fixes", "batch 1, after the fixes"),
+    ("batch2_first_contact", "batch 2, written after the fixes by a helper that had not read the code; first contact"),
+    ("batch2_after_fixes", "batch 2, its failures run again after the fixes they led to"),
+]
+
+
+def _first_contact_section() -> list[str]:
+    """The hostile corpus (benchmarks/hostile_inputs.py): files and slips nobody here wrote, scored on first contact."""
+    import json
+
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    rows = []
+    for label, what in HOSTILE_RUNS:
+        path = results / f"hostile_inputs_{label}.json"
+        if not path.exists():
+            continue
+        meta = json.loads(path.read_text())["meta"]
+        counts = meta["counts"]
+        rows.append(f"| {what} | {meta['cases']} | {counts['handled']} | {counts['traceback']} | {counts['hang']} | "
+                    f"{counts['silent_wrong']} | {counts['unclear']} | `hostile_inputs_{label}.md` |")
+    if not rows:
+        return []
+    return ["", "## Files and slips nobody here wrote", "",
+            "`benchmarks/hostile_inputs.py` generates hostile but ordinary inputs (other exporters, encodings, "
+            "placeholders, leaks, command-line slips, Ctrl-C, two runs at once), runs the CLI on each as a user "
+            "would, and scores what came back: handled (a correct model or a clear refusal), a traceback, a hang, "
+            "a silently wrong model, or an unclear message. Each case's details are in `benchmarks/results/`.", "",
+            "| run | cases | handled | traceback | hang | silent wrong | unclear | details |",
+            "|---|---|---|---|---|---|---|---|", *rows]
+
+
 def render() -> str:
     lines = ["# Bad input and what it gets", "",
              "Every row is checked by `tests/integration/test_bad_inputs.py` (the CLI run as a user runs it). "
@@ -375,6 +408,7 @@ def render() -> str:
         shown = (case.message + (f" / output: {case.also_in_output}" if case.also_in_output else "")).replace(
             "|", "\\|").replace("\n", " ")
         lines.append(f"| {i} | {case.group} | {case.what} | {case.code} | {shown} |")
+    lines += _first_contact_section()
     lines += ["", "## The served model's payload", "",
               "POST /predict with `{\"records\": [...]}` to the Telco churn model's bento, served with an API key "
               "and an 8 MB limit (checked by `tests/e2e/test_cli.py`). Errors come as JSON with the message.", "",
