@@ -962,7 +962,7 @@ def _dup_overlap(info, ctx):
     tr, te = split.get("train_index"), split.get("test_index")
     if df is None or tr is None or te is None:
         return "no split.json to check the overlap"
-    key = df.astype(str).agg("|".join, axis=1)
+    key = df.astype(object).where(df.notna(), "").astype(str).agg("|".join, axis=1)  # NaN stays NaN in astype(str)
     try:
         train_keys = set(key.iloc[tr])
         test_keys = key.iloc[te]

@@ -164,7 +164,8 @@ def dup_overlap_ignoring(*cols: str):
         tr, te = split.get("train_index"), split.get("test_index")
         if df is None or tr is None or te is None:
             return "no split.json to check the overlap"
-        key = df.drop(columns=[c for c in cols if c in df.columns]).astype(str).agg("|".join, axis=1)
+        rest = df.drop(columns=[c for c in cols if c in df.columns])
+        key = rest.astype(object).where(rest.notna(), "").astype(str).agg("|".join, axis=1)  # NaN stays NaN in astype(str)
         try:
             train_keys = set(key.iloc[tr])
             test_keys = key.iloc[te]
