@@ -158,6 +158,16 @@ def fit_and_predict(key: str, params: dict, X_fit, y_fit, X_val, pos_label):
     return pipe.predict(X_val), (proba, list(pipe.classes_))
 
 
+def on_classes(proba, fitted: list, classes: list) -> np.ndarray:
+    """A fold's probabilities over every class: a fold whose training rows lack a rare class gives it 0."""
+    if list(fitted) == list(classes):
+        return proba
+    full = np.zeros((len(proba), len(classes)))
+    for j, label in enumerate(fitted):
+        full[:, classes.index(label)] = proba[:, j]
+    return full
+
+
 def score_predictions(truth, pred, proba, classes, pos_label, tune_threshold: bool):
     """The metric of out-of-fold predictions; for F1 on two classes the threshold is tuned on them first."""
     metric = CONFIG["metric"]
@@ -187,14 +197,14 @@ def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tun
         trial.report(early, step=1)
         if prunable and trial.should_prune():
             raise optuna.TrialPruned()
-    oof_pred, oof_proba, truth, classes = [], [], [], None
+    oof_pred, oof_proba, truth = [], [], []
+    classes = list(np.unique(y)) if CLASSIFICATION else None  # as the fitted models order them
     for train_idx, val_idx in splits:
         pred, probs = fit_and_predict(key, params, X.iloc[train_idx], y.iloc[train_idx], X.iloc[val_idx], pos_label)
         truth.append(y.iloc[val_idx])
         oof_pred.append(pred)
         if probs is not None and probs[0] is not None:
-            oof_proba.append(probs[0])
-            classes = probs[1]
+            oof_proba.append(on_classes(probs[0], probs[1], classes))
     truth = pd.concat(truth)
     pred = np.concatenate(oof_pred)
     proba = np.concatenate(oof_proba) if len(oof_proba) == len(splits) else None
