@@ -496,6 +496,15 @@ def _model_card(record: RunRecord, results: dict[str, Any]) -> dict[str, Any]:
 
 
 def _finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any]) -> None:
+    if record.status == "interrupted":  # the user asked to stop: say so in MLflow and go, no report or traces
+        try:
+            ctx.tracker.tags(ctx.mlflow_run_id, {"status": record.status, "task_type": record.task_type or ""})
+            ctx.tracker.json(ctx.mlflow_run_id, record.model_dump(mode="json"), "run.json")
+            ctx.tracker.finish(ctx.mlflow_run_id, ok=False)
+        finally:
+            ctx.workspace.save(record)
+            context.detach(ctx.run_id)
+        return
     try:
         ctx.tracker.transcript(ctx.mlflow_run_id, ctx.transcript)
         ctx.tracker.trace_calls(ctx.mlflow_run_id, ctx.transcript, f"automl-{ctx.run_id} agent calls")
