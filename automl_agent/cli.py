@@ -237,6 +237,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                "  -> Start one with `automl-agent stack up` (then `automl-agent deploy`), or leave --training-pool out.")
         return EXIT_USAGE
 
+    try:
+        _check_run_id_is_free_or_resumable(options)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_REJECTED
     options = options.model_copy(update={"run_id": options.run_id or new_run_id()})
     reporter = Reporter(quiet=args.quiet)
     reporter.say(f"automl-agent run {options.run_id} (workspace {options.workdir_path})")
@@ -587,6 +592,32 @@ def cmd_show(args: argparse.Namespace) -> int:
     record = Workspace(Path(args.workdir).resolve()).load(args.run_id)
     print(record.model_dump_json(indent=2) if args.json else describe_run(record))
     return EXIT_OK
+
+
+RESUMABLE = {"interrupted", "failed", "running"}
+
+
+def _check_run_id_is_free_or_resumable(options) -> None:
+    """--run-id names a new run, or resumes one that was stopped or failed with the same instruction; never a
+    finished run (its model and record would be overwritten) or another task under the same name."""
+    from .workspace import Workspace
+
+    if not options.run_id:
+        return
+    workspace = Workspace(options.workdir_path)
+    if not (workspace.run_dir(options.run_id) / "run.json").exists():
+        return
+    earlier = workspace.load(options.run_id)
+    if earlier.status not in RESUMABLE:
+        raise UserFacingError(
+            f"Run id {options.run_id!r} already names a finished run ({earlier.status}: {earlier.instruction[:80]!r}); "
+            "a run id resumes only a run that was interrupted or failed.",
+            "Leave --run-id out for a new run, or give a new id.")
+    if earlier.instruction.strip() != options.instruction.strip():
+        raise UserFacingError(
+            f"Run id {options.run_id!r} was started with another instruction ({earlier.instruction[:80]!r}); resuming "
+            "it with this one would mix two tasks in one record.",
+            "Resume it with the same instruction, or give a new --run-id.")
 
 
 def main(argv: list[str] | None = None) -> int:

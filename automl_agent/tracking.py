@@ -150,8 +150,15 @@ class Tracker:
             dataset._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "training")])])
 
     def params(self, run_id: str, values: dict[str, Any]) -> None:
+        """MLflow keeps a parameter's first value: a run resumed with another value (a longer budget) says it in a
+        tag `resumed.KEY` instead of failing."""
+        logged = self.client.get_run(run_id).data.params
         for key, value in values.items():
-            self.client.log_param(run_id, key, str(value)[:500])
+            text = str(value)[:500]
+            if key not in logged:
+                self.client.log_param(run_id, key, text)
+            elif logged[key] != text:
+                self.client.set_tag(run_id, f"resumed.{key}", text)
 
     def tags(self, run_id: str, values: dict[str, str]) -> None:
         for key, value in values.items():
