@@ -29,8 +29,10 @@ def _kind(series: pd.Series, n_rows: int) -> str:
         return "image"
     if _looks_like_dates(text):
         return "datetime"
-    if n_unique >= 0.95 * n_rows:
-        return "text" if text.str.len().mean() > 30 else "identifier"
+    if n_unique >= 0.95 * n_rows:  # a value per row: free text has words, an id (a UUID, a hash, a code) has none
+        named_as_id = name in _ID_NAMES or name.endswith(("_id", " id", "uuid", "guid"))
+        prose = text.str.len().mean() > 30 and text.head(200).str.split().str.len().mean() >= 3
+        return "text" if prose and not named_as_id else "identifier"
     if n_unique > max(50, 0.5 * n_rows) and text.str.len().mean() > 30:
         return "text"
     return "categorical"

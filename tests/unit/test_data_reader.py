@@ -289,3 +289,14 @@ def test_the_snapshot_is_what_every_later_stage_reads(tmp_path, churn):
     _same_as(again, frame)
     beside = json.loads((written.parent / snapshot.READING_FILE).read_text())
     assert beside["reading"]["delimiter"] == ";" and beside["rows"] == len(frame)
+
+
+def test_a_column_of_uuids_is_an_identifier_not_free_text():
+    import uuid
+
+    from automl_agent.data.profile import _kind
+
+    ids = pd.Series([str(uuid.UUID(int=i * 7919 + 12345)) for i in range(300)], name="ref")
+    assert _kind(ids, 300) == "identifier"
+    reviews = pd.Series([f"the parcel number {i} came late and the box was torn" for i in range(300)], name="review")
+    assert _kind(reviews, 300) == "text"
