@@ -256,11 +256,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from . import context
 
     context.attach_reporter(options.run_id, reporter)
+    try:
+        held = _hold_run_id(options)
+    except UserFacingError as exc:
+        _error(exc)
+        return EXIT_REJECTED
     previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the training ends, the record says so
     try:
         record = flow_to_run(options=options)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        held.release()
     _summary(record, reporter, options.workdir_path)
     if args.json:
         print(record.model_dump_json(indent=2))
@@ -618,6 +624,24 @@ def _check_run_id_is_free_or_resumable(options) -> None:
             f"Run id {options.run_id!r} was started with another instruction ({earlier.instruction[:80]!r}); resuming "
             "it with this one would mix two tasks in one record.",
             "Resume it with the same instruction, or give a new --run-id.")
+
+
+def _hold_run_id(options):
+    """One process at a time runs a run id: a second one started with the same --run-id is refused, not interleaved
+    with the first in one record, one MLflow run and one folder."""
+    from filelock import FileLock, Timeout
+
+    from .workspace import Workspace
+
+    folder = Workspace(options.workdir_path).runs
+    folder.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(folder / f".{options.run_id}.lock"), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise UserFacingError(f"Run {options.run_id!r} is being run by another automl-agent process right now.",
+                              "Wait for it to end (`automl-agent runs`), or give a new --run-id.") from None
+    return lock
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,3 +25,16 @@ def test_a_run_id_resumes_only_a_stopped_run_of_the_same_task(tmp_path, status, 
         with pytest.raises(UserFacingError, match=refused):
             _check_run_id_is_free_or_resumable(options)
     _check_run_id_is_free_or_resumable(options.model_copy(update={"run_id": "churn-2"}))  # a new id is free
+
+
+def test_a_run_id_is_run_by_one_process_at_a_time(tmp_path):
+    from automl_agent.cli import _hold_run_id
+
+    options = RunOptions(instruction="Predict churn", workdir=str(tmp_path), run_id="nightly")
+    held = _hold_run_id(options)
+    try:
+        with pytest.raises(UserFacingError, match="another automl-agent process"):
+            _hold_run_id(options)
+    finally:
+        held.release()
+    _hold_run_id(options).release()  # free again once the first has ended
