@@ -98,29 +98,30 @@ CHURN_INPUTS = ["female", "senior_citizen", "partner", "dependents", "tenure", "
                 "payment_method", "monthly_charges", "total_charges"]
 
 
-def write_xlsx(df: pd.DataFrame, path: Path) -> None:
-    """A minimal but valid .xlsx (one sheet, inline strings), without openpyxl."""
-    def col_letter(i: int) -> str:
-        s = ""
-        i += 1
-        while i:
-            i, r = divmod(i - 1, 26)
-            s = chr(65 + r) + s
-        return s
+def _col_letter(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(65 + r) + s
+    return s
 
-    def cell(ref: str, v: Any) -> str:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
+
+def write_xlsx_rows(rows: list[list[Any]], path: Path) -> None:
+    """A minimal valid .xlsx (one sheet, inline strings) from rows of cells, blank rows allowed."""
+    def cell(ref, v):
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
             return ""
         if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
             return f'<c r="{ref}"><v>{v}</v></c>'
         return f'<c r="{ref}" t="inlineStr"><is><t>{xml_escape(str(v))}</t></is></c>'
 
-    rows = ['<row r="1">' + "".join(cell(f"{col_letter(j)}1", c) for j, c in enumerate(df.columns)) + "</row>"]
-    for i, rec in enumerate(df.itertuples(index=False), start=2):
-        rows.append(f'<row r="{i}">' + "".join(cell(f"{col_letter(j)}{i}", v) for j, v in enumerate(rec)) + "</row>")
+    xml_rows = []
+    for i, row in enumerate(rows, start=1):
+        xml_rows.append(f'<row r="{i}">' + "".join(cell(f"{_col_letter(j)}{i}", v) for j, v in enumerate(row)) + "</row>")
     sheet = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
              '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
-             + "".join(rows) + "</sheetData></worksheet>")
+             + "".join(xml_rows) + "</sheetData></worksheet>")
     files = {
         "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
         "_rels/.rels": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
@@ -131,6 +132,11 @@ def write_xlsx(df: pd.DataFrame, path: Path) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in files.items():
             z.writestr(name, text)
+
+
+def write_xlsx(df: pd.DataFrame, path: Path) -> None:
+    """A minimal but valid .xlsx of a table (header row, then its rows), without openpyxl."""
+    write_xlsx_rows([list(df.columns)] + [list(r) for r in df.itertuples(index=False)], path)
 
 
 LOGIN_PAGE = """<!DOCTYPE html>

@@ -28,7 +28,8 @@ import pandas as pd
 
 from hostile_inputs import (ASK_LABELS, CHURN_OK, CLEAR_BUDGET, Case, b_bytes, b_csv, churn_df, inputs_exclude,
                             inputs_include, levels_contain, metric_between, n_classes, n_inputs,
-                            numeric, post_refused_before_training, rows_used, save, succeeded, target_is, task_is)
+                            numeric, post_refused_before_training, rows_used, save, succeeded, target_is, task_is,
+                            write_xlsx_rows)
 
 CLS = "tabular_classification"
 REG = "tabular_regression"
@@ -368,42 +369,6 @@ def build_gzip_named_csv(ctx):
     df = _tbl(ctx, "concrete", 600, salt=2)
     (ctx["sc"] / "concrete.csv").write_bytes(gzip.compress(df.to_csv(index=False).encode()))
     ctx["data"], ctx["df"] = "concrete.csv", df
-
-
-def _col_letter(i: int) -> str:
-    s = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = chr(65 + r) + s
-    return s
-
-
-def write_xlsx_rows(rows: list[list[Any]], path: Path) -> None:
-    """A minimal valid .xlsx (one sheet, inline strings) from rows of cells, blank rows allowed."""
-    def cell(ref, v):
-        if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-            return ""
-        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
-            return f'<c r="{ref}"><v>{v}</v></c>'
-        return f'<c r="{ref}" t="inlineStr"><is><t>{xml_escape(str(v))}</t></is></c>'
-
-    xml_rows = []
-    for i, row in enumerate(rows, start=1):
-        xml_rows.append(f'<row r="{i}">' + "".join(cell(f"{_col_letter(j)}{i}", v) for j, v in enumerate(row)) + "</row>")
-    sheet = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-             '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
-             + "".join(xml_rows) + "</sheetData></worksheet>")
-    files = {
-        "[Content_Types].xml": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
-        "_rels/.rels": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
-        "xl/workbook.xml": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Applications" sheetId="1" r:id="rId1"/></sheets></workbook>',
-        "xl/_rels/workbook.xml.rels": '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
-        "xl/worksheets/sheet1.xml": sheet,
-    }
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in files.items():
-            z.writestr(name, text)
 
 
 def build_xlsx_title_rows(ctx):
