@@ -958,23 +958,31 @@ def y_true_from(col: str):
     return chk
 
 
-def _dup_overlap(info, ctx):
+def test_rows_seen_in_training(info, ctx, ignore: tuple[str, ...] = ()) -> float | str:
+    """The share of the test rows that repeat a training row (columns in `ignore` left aside), or why it is unknown."""
     df = ctx.get("df")
     split = info.get("split") or {}
-    r = info.get("results") or {}
-    n = int(r.get("n_train", 0)) + int(r.get("n_test", 0))
-    if n and n <= 110:
-        return None  # deduplicated
     tr, te = split.get("train_index"), split.get("test_index")
     if df is None or tr is None or te is None:
         return "no split.json to check the overlap"
-    key = df.astype(object).where(df.notna(), "").astype(str).agg("|".join, axis=1)  # NaN stays NaN in astype(str)
+    rest = df.drop(columns=[c for c in ignore if c in df.columns])
+    key = rest.astype(object).where(rest.notna(), "").astype(str).agg("|".join, axis=1)  # NaN stays NaN in astype(str)
     try:
         train_keys = set(key.iloc[tr])
         test_keys = key.iloc[te]
     except IndexError:
         return "split indices do not match the file's rows"
-    frac = float(test_keys.isin(train_keys).mean()) if len(test_keys) else 0.0
+    return float(test_keys.isin(train_keys).mean()) if len(test_keys) else 0.0
+
+
+def _dup_overlap(info, ctx):
+    r = info.get("results") or {}
+    n = int(r.get("n_train", 0)) + int(r.get("n_test", 0))
+    if n and n <= 110:
+        return None  # deduplicated
+    frac = test_rows_seen_in_training(info, ctx)
+    if isinstance(frac, str):
+        return frac
     return (f"{frac:.0%} of the test rows also appear in training: the reported score is inflated, and nothing says so"
             if frac > 0.2 else None)
 

@@ -29,7 +29,7 @@ import pandas as pd
 from hostile_inputs import (ASK_LABELS, CHURN_OK, CLEAR_BUDGET, Case, b_bytes, b_csv, churn_df, inputs_exclude,
                             inputs_include, levels_contain, metric_between, n_classes, n_inputs,
                             numeric, post_refused_before_training, rows_used, save, succeeded, target_is, task_is,
-                            write_xlsx_rows)
+                            test_rows_seen_in_training, write_xlsx_rows)
 
 CLS = "tabular_classification"
 REG = "tabular_regression"
@@ -160,19 +160,9 @@ def y_true_within(lo: float, hi: float, what: str):
 def dup_overlap_ignoring(*cols: str):
     """Rows repeated with only an id differing must not sit on both sides of the split."""
     def chk(info, ctx):
-        df = ctx.get("df")
-        split = info.get("split") or {}
-        tr, te = split.get("train_index"), split.get("test_index")
-        if df is None or tr is None or te is None:
-            return "no split.json to check the overlap"
-        rest = df.drop(columns=[c for c in cols if c in df.columns])
-        key = rest.astype(object).where(rest.notna(), "").astype(str).agg("|".join, axis=1)  # NaN stays NaN in astype(str)
-        try:
-            train_keys = set(key.iloc[tr])
-            test_keys = key.iloc[te]
-        except IndexError:
-            return "split indices do not match the file's rows"
-        frac = float(test_keys.isin(train_keys).mean()) if len(test_keys) else 0.0
+        frac = test_rows_seen_in_training(info, ctx, cols)
+        if isinstance(frac, str):
+            return frac
         return (f"{frac:.0%} of the test rows repeat training rows (only the id differs): the score is inflated"
                 if frac > 0.2 else None)
     return chk
