@@ -28,6 +28,7 @@ from ..data.inputs import is_url, localize, read_input
 from ..data import sanity, snapshot
 from ..data.profile import class_balance
 from ..errors import UserFacingError
+from .. import sandbox
 from ..sandbox import isolation_summary
 from ..scoring import success_score
 from .. import prompt_registry
@@ -168,6 +169,7 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     except UserFacingError as exc:
         record.status, record.message = exc.status, str(exc)
     except (KeyboardInterrupt, TerminationSignal):  # Ctrl-C or SIGTERM: the record says so, then it ends
+        sandbox.stop_running()  # the training runs in a session of its own, which the signal did not reach
         record.status = "interrupted"
         record.message = ("stopped by Ctrl-C or SIGTERM: the training was stopped and nothing was registered after "
                           "that; rerun with the same --run-id to resume from the finished stages")

@@ -111,6 +111,7 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=limits)
+        _RUNNING.add(proc)
         timer = threading.Timer(timeout_s, lambda: _kill(proc))
         timer.start()
         written, cap = 0, int(max_output_mb * 2**20)
@@ -133,6 +134,7 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
             timer.cancel()
             _kill(proc)
             proc.wait()
+            _RUNNING.discard(proc)
             if proc.stdout is not None:
                 proc.stdout.close()
     bubblewrap.take_back(cwd)
@@ -146,6 +148,17 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
     tail = "".join(log_path.read_text(errors="replace").splitlines(keepends=True)[-30:])
     return SandboxResult(proc.returncode, round(time.perf_counter() - started, 3), timed_out, log_path, tail,
                          isolation="bubblewrap" if isolated else "guard", stopped_because=stopped_because)
+
+
+# the scripts running now in this process's sandboxes: they live in sessions of their own, out of reach of the
+# Ctrl-C that reaches the CLI's process group
+_RUNNING: set[subprocess.Popen] = set()
+
+
+def stop_running() -> None:
+    """End every sandboxed script this process started that is still running (the user pressed Ctrl-C)."""
+    for proc in list(_RUNNING):
+        _kill(proc)
 
 
 def _signal_reason(returncode: int) -> str:
