@@ -261,11 +261,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UserFacingError as exc:
         _error(exc)
         return EXIT_REJECTED
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl-C: the training ends, the record says so
+    # Ctrl-C and SIGTERM alike: the training ends at once, the record says so
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         record = flow_to_run(options=options)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         held.release()
     _summary(record, reporter, options.workdir_path)
     if args.json:
@@ -274,7 +276,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _interrupt(signum, _frame) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    from .sandbox import stop_running
+
+    stop_running()  # the training runs in a session of its own: the signal does not reach it, and the task runner
+    raise KeyboardInterrupt(signal.Signals(signum).name)  # would wait for it before the interrupt gets through
 
 
 def _prefect_mode(requested: str | None) -> str:
