@@ -644,7 +644,7 @@ def _hold_run_id(options):
     try:
         lock.acquire()
     except Timeout:
-        raise UserFacingError(f"Run {options.run_id!r} is being run by another automl-agent process right now.",
+        raise UserFacingError(f"Run {options.run_id!r} is already running in another automl-agent process.",
                               "Wait for it to end (`automl-agent runs`), or give a new --run-id.") from None
     return lock
 
