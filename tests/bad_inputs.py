@@ -367,7 +367,7 @@ PAYLOAD_CASES: list[PayloadCase] = [
 HOSTILE_RUNS = [  # (label, what the run measured), from benchmarks/results/hostile_inputs_<label>.json
     ("first_contact", "batch 1 on aa6abec, before this work (36 of its cases: the session measuring it was cut off)"),
     ("after_fixes", "batch 1, after the fixes"),
-    ("batch2_first_contact", "batch 2, written after the fixes by a helper that had not read the code; first contact"),
+    ("batch2_first_contact", "batch 2, written later by a helper that had not read the code; first contact"),
     ("batch2_after_fixes", "batch 2, its failures run again after the fixes they led to"),
 ]
 
