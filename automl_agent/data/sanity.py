@@ -218,8 +218,8 @@ def split_notes(results: dict) -> list[str]:
     repeated = results.get("repeated_rows_kept_on_one_side")
     if not repeated:
         return []
-    return [f"{repeated} row(s) repeat another row exactly; every copy was kept on the same side of the train/test "
-            f"split, so the {results.get('n_test')} test rows are rows the model never saw"]
+    return [f"{repeated} row(s) repeat another row's inputs exactly; rows with the same inputs were kept on the same "
+            f"side of the train/test split, so the {results.get('n_test')} test rows are inputs the model never saw"]
 
 
 def score_warnings(results: dict, task: str) -> list[str]:

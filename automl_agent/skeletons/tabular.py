@@ -62,7 +62,9 @@ def split_data(frame: pd.DataFrame):
     if y is None:
         X_train, X_test = train_test_split(X, test_size=CONFIG["test_size"], random_state=SEED)
         return X_train, X_test, None, None
-    copies = pd.util.hash_pandas_object(pd.concat([X, y], axis=1), index=False)
+    # rows with the same inputs stay on one side, whatever their labels: grouping by inputs and label instead sent a
+    # row's copies with one label to training and those with the other to the test (an inverted model on smokeban)
+    copies = pd.util.hash_pandas_object(X, index=False)
     if copies.duplicated().any():
         return split_keeping_copies_together(X, y, copies)
     return train_test_split(X, y, test_size=CONFIG["test_size"], random_state=SEED, stratify=stratify)
@@ -81,8 +83,8 @@ SPLIT_NOTES: dict = {}  # what the split did beyond splitting, for results.json
 
 
 def split_keeping_copies_together(X, y, copies):
-    """Rows repeated exactly (inputs and target) go to the same side of the split: a test row whose copy was
-    trained on would be scored as if the model generalised to it. The count goes to results.json."""
+    """Rows with the same inputs go to the same side of the split: a test row whose copy was trained on would be
+    scored as if the model generalised to it. The count goes to results.json."""
     first = ~copies.duplicated()
     distinct_y = y[first.to_numpy()]
     stratify = distinct_y if stratifiable(distinct_y, len(distinct_y)) else None
