@@ -58,7 +58,7 @@ def split_data(frame: pd.DataFrame):
     frame = frame.dropna(subset=[target]) if target else frame
     X = frame[features]
     y = frame[target] if target else None
-    stratify = y if stratifiable(y, len(y)) else None
+    stratify = y if stratifiable(y) else None
     if y is None:
         X_train, X_test = train_test_split(X, test_size=CONFIG["test_size"], random_state=SEED)
         return X_train, X_test, None, None
@@ -70,10 +70,11 @@ def split_data(frame: pd.DataFrame):
     return train_test_split(X, y, test_size=CONFIG["test_size"], random_state=SEED, stratify=stratify)
 
 
-def stratifiable(y, n_rows: int, test_size: float | None = None) -> bool:
-    """A stratified split needs two rows of every class and at least one test row per class."""
+def stratifiable(y, test_size: float | None = None) -> bool:
+    """A stratified split needs two rows of every class and at least one test row per class (no labels: no)."""
     if not CLASSIFICATION or y is None:
         return False
+    n_rows = len(y)
     counts = pd.Series(y).value_counts()
     test_rows = int(np.ceil(n_rows * (test_size or CONFIG["test_size"])))
     return counts.min() >= 2 and test_rows >= len(counts) and n_rows - test_rows >= len(counts)
@@ -87,7 +88,7 @@ def split_keeping_copies_together(X, y, copies):
     scored as if the model generalised to it. The count goes to results.json."""
     first = ~copies.duplicated()
     distinct_y = y[first.to_numpy()]
-    stratify = distinct_y if stratifiable(distinct_y, len(distinct_y)) else None
+    stratify = distinct_y if stratifiable(distinct_y) else None
     _, test_keys = train_test_split(copies[first.to_numpy()], test_size=CONFIG["test_size"], random_state=SEED,
                                     stratify=stratify)
     test = copies.isin(set(test_keys)).to_numpy()
@@ -136,7 +137,7 @@ def positive_label(y: pd.Series):
 def cv_splits(X, y):
     if len(X) > CONFIG.get("holdout_above_rows", 20000):
         idx_train, idx_val = train_test_split(np.arange(len(X)), test_size=0.2, random_state=SEED,
-                                              stratify=y if stratifiable(y, len(y), 0.2) else None)
+                                              stratify=y if stratifiable(y, 0.2) else None)
         return [(idx_train, idx_val)]
     if CLASSIFICATION:
         return list(StratifiedKFold(n_splits=CONFIG["cv_folds"], shuffle=True, random_state=SEED).split(X, y))
