@@ -148,18 +148,19 @@ def _single_byte_encoding(head: bytes) -> str:
     """cp1252 unless another single-byte encoding reads the sample better: first by fewer characters out of place
     inside words (Polish 'Wrocław' is 'Wroc³aw' in cp1252, a Mac's 'fréquents' is 'frŽquents'), then, where both
     read as letters (Czech 'střední' is 'støední'), by charset-normalizer's fit to a language."""
-    readings = {}
+    texts = {}
     for encoding in _SINGLE_BYTE:
         try:
-            readings[encoding] = _out_of_place(head.decode(encoding))
+            texts[encoding] = head.decode(encoding)
         except UnicodeDecodeError:
             continue
-    if not readings:
+    if not texts:
         return "latin_1"  # decodes any byte; what is left is binary data, refused after this
+    readings = {encoding: _out_of_place(text) for encoding, text in texts.items()}
     fewest = min(readings.values())
     tied = [encoding for encoding, odd in readings.items() if odd == fewest]
     if len(tied) > 1:
-        mixing = {encoding: _mixed_alphabets(head.decode(encoding)) for encoding in tied}
+        mixing = {encoding: _mixed_alphabets(texts[encoding]) for encoding in tied}
         tied = [encoding for encoding in tied if mixing[encoding] == min(mixing.values())]
     if len(tied) == 1:
         return tied[0]
@@ -450,12 +451,11 @@ def _without_stray_rows(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     summary = pd.Series(False, index=frame.index)
     summary.loc[tail] = text.loc[tail].apply(lambda column: column.str.fullmatch(_SUMMARY)).any(axis=1)
     kinds = [(header_again, "repeat the header (files joined one after another)"),
-             (lone_value & ~header_again, "hold a single value in a table of several columns (a comment, title or "
-                                          "footer line)"),
-             (rule & ~lone_value, "are a ruled line ('---'), not data"),
-             (summary & ~lone_value & ~header_again, "are a summary row at the end of the table ('Total', 'Sum')")]
+             (lone_value, "hold a single value in a table of several columns (a comment, title or footer line)"),
+             (rule, "are a ruled line ('---'), not data"),
+             (summary, "are a summary row at the end of the table ('Total', 'Sum')")]
     drop = pd.Series(False, index=frame.index)
-    for mask, why in kinds:
+    for mask, why in kinds:  # each row is counted under the first kind it fits
         mask = mask & ~drop
         if mask.any():
             example = " ".join(v for v in text.loc[mask].iloc[0] if v)[:60]
