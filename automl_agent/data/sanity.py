@@ -10,6 +10,8 @@ Stated rules, each reported, never a traceback:
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from pydantic import Field
@@ -160,8 +162,6 @@ def _reproduces(combined: np.ndarray, y: np.ndarray) -> bool:
 
 
 def _words(name: str) -> list[str]:
-    import re
-
     return [w for w in re.split(r"[^a-z0-9]+", str(name).lower()) if len(w) > 2]
 
 

@@ -96,8 +96,8 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
     candidates = text[~loose_missing]
     unit = _common_unit(candidates)
     if unit is not None:
-        candidates = candidates.str.extract(_WITH_UNIT, expand=True)[0].where(
-            candidates.str.extract(_WITH_UNIT, expand=True)[1].str.strip() == unit, candidates)
+        number, written_unit = (part for _, part in candidates.str.extract(_WITH_UNIT, expand=True).items())
+        candidates = number.where(written_unit.str.strip() == unit, candidates)
     if not _mostly_digits(candidates):
         numbers, signs = pd.Series(np.nan, index=candidates.index), {}
     else:
