@@ -68,6 +68,7 @@ def clustering_metrics(X_transformed, labels_pred, labels_true=None) -> dict:
     if labels_true is not None:
         out["rand_index"] = float(skm.rand_score(labels_true, labels_pred))
         out["adjusted_rand_index"] = float(skm.adjusted_rand_score(labels_true, labels_pred))
+        out["nmi"] = float(skm.normalized_mutual_info_score(labels_true, labels_pred))
     return out
 
 

@@ -107,7 +107,7 @@ def _performance_bounds(instruction: str) -> list[Constraint]:
         if re.search(r"\b(?:better|worse)\b", between) and metrics.direction(name) == "minimize":
             op = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}[op]  # 'RMSE no worse than 0.5' is at most 0.5
         value = _number(number, percent)
-        if (name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index"}
+        if (name in {"accuracy", "f1", "precision", "recall", "roc_auc", "r2", "rand_index", "adjusted_rand_index", "nmi"}
                 and not percent and 2 <= value <= 100):
             value = value / 100.0  # 'accuracy 85' means 85 %; 1.2 or 120 % stay as said, and are refused as impossible
         found.append(Constraint(name=name, op=op, target=value, kind="performance", phrase=phrase.strip()))

@@ -15,7 +15,7 @@ from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskTy
 from .metrics import TASK_METRICS
 
 MIN_LABELLED_ROWS = 20
-AT_MOST_ONE = {"accuracy", "f1", "precision", "recall", "roc_auc", "rand_index", "adjusted_rand_index", "silhouette",
+AT_MOST_ONE = {"accuracy", "f1", "precision", "recall", "roc_auc", "rand_index", "adjusted_rand_index", "nmi", "silhouette",
                "r2"}
 NEVER_NEGATIVE = {"rmse", "rmsle", "mse", "mae", "mape", "latency_ms", "training_time_s", "model_size_mb",
                   "n_parameters", "accuracy", "f1", "precision", "recall", "roc_auc", "rand_index"}
@@ -163,6 +163,9 @@ def check_images(spec: RequirementSpec, frame: pd.DataFrame, data_path: str) -> 
 
 def check_feasible(spec: RequirementSpec, frame: pd.DataFrame, data_path: str, instruction: str) -> list[str]:
     """Raises when the request cannot succeed; returns what was noticed and mended, for the run's output."""
+    from .understanding import read_as
+
+    instruction = read_as(instruction, frame.columns)
     check_constraints(spec, instruction)
     check_target(spec, frame, Path(data_path).name)
     return check_series(spec, frame, instruction) + check_images(spec, frame, data_path)

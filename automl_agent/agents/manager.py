@@ -26,6 +26,9 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
     """The brain's verdict, cross-checked: a request the rules read as a learning task on this data is never turned
     away (weak models reject good requests), and one that asks for something else (a poem, a file sent somewhere,
     the agent's own instructions) is never let through; where the rules are unsure the brain decides."""
+    from .understanding import read_as
+
+    instruction = read_as(instruction, profile.names if profile is not None else data_summary.get("columns", []))
     verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
                                      {"instruction": instruction, "data_summary": data_summary, "profile": profile,
                                       "target_flag": target_flag}))

@@ -19,6 +19,7 @@ MEASURES: dict[str, tuple[str, str]] = {
     "mape": ("minimize", "performance"),
     "rand_index": ("maximize", "performance"),
     "adjusted_rand_index": ("maximize", "performance"),
+    "nmi": ("maximize", "performance"),
     "silhouette": ("maximize", "performance"),
     "latency_ms": ("minimize", "complexity"),
     "training_time_s": ("minimize", "complexity"),
@@ -40,7 +41,9 @@ ALIASES: dict[str, str] = {
     "average absolute error": "mae",
     "mape": "mape", "mean absolute percentage error": "mape",
     "adjusted rand index": "adjusted_rand_index", "ari": "adjusted_rand_index",
-    "rand index": "rand_index", "rand score": "rand_index",
+    "rand index": "rand_index", "rand score": "rand_index", "adjusted rand": "adjusted_rand_index",
+    "normalized mutual information": "nmi", "normalised mutual information": "nmi", "nmi": "nmi",
+    "mutual information": "nmi",
     "silhouette": "silhouette", "silhouette score": "silhouette",
 }
 
@@ -51,7 +54,7 @@ TASK_METRICS: dict[TaskType, set[str]] = {
     TaskType.image_classification: {"accuracy", "f1", "precision", "recall"},
     TaskType.node_classification: {"accuracy", "f1", "precision", "recall"},
     TaskType.tabular_regression: {"rmse", "mse", "rmsle", "mae", "mape", "r2"},
-    TaskType.tabular_clustering: {"rand_index", "adjusted_rand_index", "silhouette"},
+    TaskType.tabular_clustering: {"rand_index", "adjusted_rand_index", "nmi", "silhouette"},
 }
 
 COMPLEXITY = {name for name, (_, kind) in MEASURES.items() if kind == "complexity"}

@@ -12,7 +12,7 @@ from .constraints import mentioned_metric, reconcile
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
 from .views import profile_view
 from ..errors import InputsUnclear, TargetUnclear, UserFacingError
-from .understanding import NAMED, classifiable, eligible_columns, held_labels, named_but_unusable
+from .understanding import NAMED, read_as, classifiable, eligible_columns, held_labels, named_but_unusable
 from .understanding.features import decide_features, describe, usable_kind
 
 TABLE_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering}
@@ -26,6 +26,7 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
         raise UserFacingError(
             f"--target {target_override!r} is not a column of {profile.path.rsplit('/', 1)[-1]}.",
             f"Columns are: {', '.join(profile.names)}", status="rejected")
+    instruction = read_as(instruction, profile.names)
     step = AgentStep(STEP, RequirementSpec, {
         "instruction": instruction, "profile": profile,
         "task_types": [t.value for t in SUPPORTED_TASKS], "metric_names": sorted(metrics.MEASURES),
@@ -103,7 +104,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
             and mentioned_metric(instruction, task) is None):
         notes.append("held labels are named, so clustering is scored with the Rand index (as in the paper)")
         problem.metric = "rand_index"
-    if task == TaskType.tabular_clustering and problem.metric in {"rand_index", "adjusted_rand_index"} and not dataset.target:
+    if task == TaskType.tabular_clustering and problem.metric in {"rand_index", "adjusted_rand_index", "nmi"} and not dataset.target:
         notes.append(f"{problem.metric} needs held labels and none were named; using 'silhouette'")
         problem.metric = "silhouette"
     direction = metrics.direction(problem.metric)

@@ -196,4 +196,5 @@ def _kmeans(X: pd.DataFrame, labels: pd.Series, test, metric: str, seed: int) ->
     kmeans.fit(encoder.fit_transform(X.loc[train_rows]))  # fitted on the training rows, as the agent's model is
     pred = kmeans.predict(encoder.transform(X.loc[test]))
     true = labels.loc[test].to_numpy()
-    return float(skm.adjusted_rand_score(true, pred) if metric == "adjusted_rand_index" else skm.rand_score(true, pred))
+    score = {"adjusted_rand_index": skm.adjusted_rand_score, "nmi": skm.normalized_mutual_info_score}.get(metric, skm.rand_score)
+    return float(score(true, pred))

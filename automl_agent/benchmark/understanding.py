@@ -30,7 +30,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout": Path(__file__).with_name("instructions_holdout.yaml"),
            "holdout2": Path(__file__).with_name("instructions_holdout2.yaml"),
            "holdout3": Path(__file__).with_name("instructions_holdout3.yaml"),
-           "holdout4": Path(__file__).with_name("instructions_holdout4.yaml")}
+           "holdout4": Path(__file__).with_name("instructions_holdout4.yaml"),
+           "holdout5": Path(__file__).with_name("instructions_holdout5.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -46,6 +47,7 @@ class CaseResult:
     silent_wrong_target: bool
     got: dict[str, Any]
     expected: Any
+    silent_wrong: bool = False  # ran on a spec that differs from what was meant: any field, not only the target
 
 
 def load_cases(path: Path = CORPUS) -> list[dict]:
@@ -112,9 +114,7 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None) 
            "features": sorted(spec.dataset.features), "excluded": sorted(spec.dataset.excluded),
            "reason": spec.dataset.target_reason}
     if p.downstream_task.value == "time_series_forecasting":
-        from ..agents.constraints import requested_windows
-
-        got["lookback"], got["horizon"] = requested_windows(instruction)
+        got["lookback"], got["horizon"] = p.input_seq_len, p.pred_seq_len
     return got
 
 
@@ -131,7 +131,10 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
             understood = set(case["candidates"]) <= set(got.get("candidates", []))
         silent = expect == "ask" and got["outcome"] == "ok"
     else:
-        wanted = {"task": TASKS[expect["task"]], "target": expect["target"], "metric": expect["metric"],
+        from ..agents.metrics import ALIASES
+
+        metric = ALIASES.get(expect["metric"].replace("_", " "), expect["metric"])
+        wanted = {"task": TASKS[expect["task"]], "target": expect["target"], "metric": metric,
                   "constraints": sorted(_normalise_constraint(c) for c in expect["constraints"]),
                   # inputs limited or left out only where the writer said so
                   "features": sorted(expect.get("features", [])), "excluded": sorted(expect.get("excluded", []))}
@@ -140,7 +143,8 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
         understood = got["outcome"] == "ok" and all(got.get(k) == v for k, v in wanted.items())
         silent = got["outcome"] == "ok" and got.get("target") != wanted["target"] and wanted["target"] is not None
         expect = wanted
-    return CaseResult(case["id"], case["class"], got["outcome"], understood, silent, got, expect)
+    return CaseResult(case["id"], case["class"], got["outcome"], understood, silent, got, expect,
+                      silent_wrong=got["outcome"] == "ok" and not understood)
 
 
 def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS) -> list[CaseResult]:
@@ -164,15 +168,20 @@ def summary_table(results: list[CaseResult]) -> list[dict[str, Any]]:
     for name, group in [*sorted(by_class.items()), ("all", results)]:
         rows.append({"phrasing": name, "cases": len(group), "understood": sum(r.understood for r in group),
                      "share": round(sum(r.understood for r in group) / len(group), 4),
-                     "silent_wrong_targets": sum(r.silent_wrong_target for r in group)})
+                     "silent_wrong_targets": sum(r.silent_wrong_target for r in group),
+                     "silent_wrong": sum(r.silent_wrong for r in group)})
     return rows
 
 
 def markdown(results: list[CaseResult], llm: str, seconds: float, corpus: Path = CORPUS) -> str:
     lines = [f"# Instruction understanding: {llm}, {corpus.name}", "",
              f"{len(results)} instructions (automl_agent/benchmark/{corpus.name}), INIT only, {seconds:.0f} s.", "",
-             "| phrasing | cases | understood | share | silent wrong targets |", "|---|---|---|---|---|"]
-    lines += [f"| {r['phrasing']} | {r['cases']} | {r['understood']} | {r['share']:.1%} | {r['silent_wrong_targets']} |"
+             "silent wrong: a spec that ran and differs from what was meant in any field (task, target, metric, a "
+             "constraint, the inputs, a window), or a run where the writer expected a question or a refusal.", "",
+             "| phrasing | cases | understood | share | silent wrong targets | silent wrong (any field) |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r['phrasing']} | {r['cases']} | {r['understood']} | {r['share']:.1%} | {r['silent_wrong_targets']} "
+              f"| {r['silent_wrong']} |"
               for r in summary_table(results)]
     misses = [r for r in results if not r.understood]
     if misses:

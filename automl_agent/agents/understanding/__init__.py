@@ -3,9 +3,16 @@ and how sure we are. Used by the offline brain and as the cross-check of any oth
 
 from __future__ import annotations
 
+from .language import Canonical, canonical
 from .request import judge_request
 from .target import (NAMED, TargetDecision, classifiable, decide_target, eligible_columns, held_labels,
                      named_but_unusable)
+
+
+def read_as(instruction: str, columns) -> str:
+    """The instruction in the one form the rules read (see language.canonical); columns are the table's names, which
+    are never translated."""
+    return canonical(instruction, tuple(str(c) for c in columns)).text
 
 
 def sentence_encoder():
@@ -23,5 +30,5 @@ def sentence_encoder():
     return similarity
 
 
-__all__ = ["NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",
+__all__ = ["Canonical", "canonical", "read_as", "NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",
            "sentence_encoder"]

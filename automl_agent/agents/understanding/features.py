@@ -13,7 +13,7 @@ from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list
 from .words import STOPWORDS, expand_shorthand, name_parts, normalise, tokens
 
 # words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
-_INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
+_INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
                 r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
                 r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
 _ONLY = r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than"
@@ -38,7 +38,7 @@ _RESTRICT_OPENERS = (
 _ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{_COLUMN_NOUNS}|ones?)\b|"
               r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
               r"need|have)\b)")  # 'glucose and age are all it may look at'
-_RESTRICT_CLOSERS = (rf"\s+only\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS})\b)",
+_RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS})\b)",
                      rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{_COLUMN_NOUNS})|none of the "
                      rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
                      rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
@@ -52,7 +52,8 @@ _EXCLUDE_OPENERS = (
     rf"\b(?:exclud(?:e|es|ed|ing)|ignor(?:e|es|ed|ing)|leav(?:e|es|ing) out|left out|omit(?:s|ted|ting)?|"
     rf"drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|skip(?:s|ped|ping)?|throw(?:ing)? away|disregard(?:s|ed|ing)?)\b"
     rf"{_LEAD_IN}",
-    rf"\b(?:all|every|each|any|the other|other|the rest of the)\s+(?:{_COLUMN_NOUNS})\s+(?:except|but|apart from|"
+    rf"\b(?:everything|anything|all else|all the rest|(?:all|every|each|any|the other|other|the rest of the)\s+"
+    rf"(?:{_COLUMN_NOUNS}))\s+(?:except|but|apart from|"
     rf"besides|other than)(?: for)?\b{_LEAD_IN}",
     rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{_LEAD_IN}",
 )
@@ -70,7 +71,9 @@ _LIST_END = (rf"[.;?!()]|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
 # 'no depth, no table': said of a column by its exact name
-_NO_COLUMN = r"(?:^|[,.;:!?]\s*|\band\s+|\bbut\s+)no\s+([`'\"]?[\w -]+?[`'\"]?)\s*(?=[,.;:!?]|\band\b|\bcolumn\b|$)"
+# ('not RI') in parentheses leaves a column out too; 'predict price, not the carat' says what is not the target
+_NO_COLUMN = (r"(?:(?:^|[,.;:!?(]\s*|\band\s+|\bbut\s+)no|\(\s*not)\s+((?:[`'\"]?[\w. -]+?[`'\"]?)(?:\s*(?:,|\bor\b|\bnor\b)\s*"
+              r"[`'\"]?[\w. -]+?[`'\"]?)*)\s*(?=[,;:!?()]|\.(?:\s|$)|\band\b|\bcolumns?\b|\bnames?\b|$)")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
 _ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{_COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
@@ -168,6 +171,10 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     if exact:
         return exact, False
     names = {c.name.lower(): c.name for c in columns}
+    initials = "".join(w[0] for w in bare.split() if w not in STOPWORDS)
+    by_initials = [c.name for c in columns if len(initials) >= 2 and c.name.lower() == initials]
+    if len(bare.split()) > 1 and by_initials:  # 'refractive index' for RI
+        return by_initials, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
     for kind, pattern in _KIND_WORDS.items():
@@ -270,10 +277,12 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
     for m in re.finditer(_EXCLUDE_AROUND, text):
         _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
-    names = {c.name.lower().replace("_", " "): c.name for c in profile.columns if c.name != target}
+    columns = [c for c in profile.columns if c.name != target]
     for m in re.finditer(_NO_COLUMN, text):
-        name = names.get(m.group(1).strip("`'\" ").replace("_", " "))
-        _exclude(choice, [name] if name else [], said[m.start():m.end()].strip(" ,.;"))
+        items = [i.strip("`'\" ") for i in re.split(r",|\bor\b|\bnor\b", m.group(1)) if i.strip("`'\" ")]
+        found = [_columns_for(i, columns) for i in items]
+        if items and all(len(names) == 1 for names, _ in found):  # 'no Min.Price or Max.Price', 'not RI'
+            _exclude(choice, [names[0] for names, _ in found], said[m.start():m.end()].strip(" ,.;("))
     return choice
 
 

@@ -1,0 +1,310 @@
+"""The instruction brought to one canonical English form before any rule reads it.
+
+People write requests in French, German or Spanish, as R formulas, as bullet lists, with thousands separators and
+decimal commas. The rules downstream read one language and one layout; this module is the single place that maps the
+others onto it, so that every rule (target, inputs, constraints, windows, relevance) gains each form at once instead of
+learning it one phrasing at a time. What it rewrote is kept (`Canonical.rewrites`) and shown by the spec audit.
+
+Translation is a lexicon of the request vocabulary (verbs of predicting, bounds, 'only', 'except', time units, metric
+names), longest phrase first; words that are column names of the table are never translated.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from pydantic import BaseModel, Field
+
+# function words that tell the languages apart in short sentences (none of them an English word)
+_MARKERS = {
+    "fr": {"le", "la", "les", "des", "du", "une", "et", "avec", "pour", "sans", "sauf", "uniquement", "seulement",
+           "à", "partir", "prédire", "prévoir", "estimer", "colonne", "colonnes", "selon", "puis", "moins", "au",
+           "aux", "d'au", "qui", "quel", "quelle", "quels", "est", "sont", "jours", "mois", "ans", "être", "doit",
+           "inférieure", "inférieur", "supérieure", "supérieur", "regrouper", "groupes", "ventes", "nombre", "l'aide",
+           "d'après", "précédents", "prochains", "donnent", "métrique", "erreur", "ou", "en", "sur"},
+    "de": {"der", "die", "das", "den", "dem", "und", "mit", "für", "nur", "ohne", "außer", "soll", "sollte",
+           "vorhersagen", "schätzen", "spalte", "spalten", "merkmale", "mindestens", "höchstens", "unter", "über",
+           "nächsten", "letzten", "stunden", "tage", "tagen", "wochen", "monate", "jahre", "bitte", "weglassen",
+           "anhand", "von", "zu", "ist", "sind", "einteilen", "vergleichen", "liegen", "betragen", "fehler",
+           "genauigkeit", "zielvariable", "auf", "basis", "jeden", "drei", "vier", "nicht", "wie", "welche", "wird"},
+    "es": {"el", "los", "las", "del", "una", "y", "con", "para", "sin", "solo", "sólo", "únicamente", "solamente",
+           "predecir", "pronosticar", "estimar", "clasificar", "agrupar", "columna", "columnas", "usando", "utilizando",
+           "excepto", "salvo", "mínimo", "mínima", "máximo", "máxima", "próxima", "próximos", "próximas", "últimas",
+           "últimos", "semanas", "días", "meses", "años", "según", "quiero", "cuál", "cuáles", "es", "por", "debajo",
+           "encima", "se", "puede", "porque", "calcula", "partir", "índice", "comparar", "grupos", "que", "usar"},
+}
+_ENGLISH = {"the", "and", "with", "for", "only", "from", "predict", "of", "to", "a", "an", "is", "using", "use",
+            "model", "without", "except", "which", "what", "next", "last", "at", "least", "most", "than", "be",
+            "should", "must", "it", "on", "by", "in", "as", "we", "i", "my", "our", "please", "whether", "each"}
+
+_NUMBERS = {
+    "fr": {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
+           "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30, "soixante": 60},
+    "de": {"ein": 1, "eine": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
+           "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "dreißig": 30},
+    "es": {"un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+           "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "quince": 15, "veinte": 20, "treinta": 30},
+}
+
+_UNITS = {
+    "fr": {"heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
+           "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "pas": "steps",
+           "trimestres": "quarters", "trimestre": "quarter"},
+    "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
+           "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
+           "jahren": "years", "jahr": "year", "minuten": "minutes", "schritte": "steps", "schritten": "steps",
+           "quartale": "quarters", "quartal": "quarter"},
+    "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
+           "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes",
+           "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter"},
+}
+
+# the request vocabulary, phrase -> English; longest phrases are tried first
+_LEXICON: dict[str, dict[str, str]] = {
+    "fr": {
+        "prédire": "predict", "prédisez": "predict", "prédis": "predict", "prévoir": "forecast", "prévoyez": "forecast",
+        "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
+        "regrouper": "cluster", "grouper": "cluster", "segmenter": "cluster", "comparer avec": "compare with",
+        "comparer à": "compare with", "comparer": "compare", "puis": "then",
+        "à partir de toutes les autres colonnes": "from all the other columns",
+        "toutes les autres colonnes": "all the other columns", "toutes les colonnes": "all columns",
+        "à partir des": "from the", "à partir du": "from the", "à partir de la": "from the", "à partir de": "from",
+        "en fonction du": "from the", "en fonction de": "from", "d'après les": "using only the", "d'après": "based on",
+        "uniquement": "only", "seulement": "only", "sauf": "except", "excepté": "except", "hormis": "except",
+        "à l'exception de": "except", "sans": "without", "ne pas utiliser": "do not use",
+        "n'utilisez pas": "do not use", "n'utilise pas": "do not use",
+        "inférieure ou égale à": "at most", "inférieur ou égal à": "at most", "supérieure ou égale à": "at least",
+        "supérieur ou égal à": "at least", "inférieure à": "below", "inférieur à": "below", "inférieures à": "below",
+        "supérieure à": "above", "supérieur à": "above", "moins de": "less than", "plus de": "more than",
+        "en dessous de": "below", "au-dessus de": "above", "d'au moins": "of at least", "au moins": "at least",
+        "au minimum": "at least", "au plus": "at most", "au maximum": "at most", "pas plus de": "no more than",
+        "exactitude": "accuracy", "justesse": "accuracy", "précision": "precision", "rappel": "recall",
+        "erreur absolue moyenne": "mean absolute error", "erreur quadratique moyenne": "root mean squared error",
+        "information mutuelle normalisée": "normalized mutual information", "indice de rand ajusté": "adjusted rand index",
+        "indice de rand": "rand index", "métrique": "metric", "à l'aide de l'": "using", "à l'aide de": "using",
+        "à l'aide du": "using", "la colonne": "the column", "colonne": "column", "colonnes": "columns",
+        "variable cible": "target", "cible": "target", "groupes": "groups", "groupe": "group", "en": "into",
+        "quel": "which", "quelle": "which", "quels": "which", "quelles": "which", "a connu": "had",
+        "le plus grand": "the highest", "le plus élevé": "the highest", "la plus élevée": "the highest",
+        "le plus haut": "the highest", "moyenne": "average", "nombre de": "number of", "combien": "how many",
+        "prochains": "next", "prochaines": "next", "prochain": "next", "prochaine": "next", "précédents": "previous",
+        "précédentes": "previous", "derniers": "last", "dernières": "last", "des": "of the", "de la": "of the",
+        "du": "of the", "de": "of", "les": "the", "le": "the", "la": "the", "l'": "the ", "et": "and", "ou": "or",
+        "avec": "with", "pour": "for", "par": "per", "chaque": "each", "ne pas": "not", "pas": "not",
+        "donnent la date": "give the date", "doit": "must", "doit être": "must be",
+    },
+    "de": {
+        "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
+        "prognostiziere": "forecast", "schätzen": "estimate", "schätze": "estimate", "klassifiziere": "classify",
+        "klassifizieren": "classify", "einteilen": "cluster", "gruppieren": "cluster", "clustern": "cluster",
+        "vergleichen": "compare", "vergleiche": "compare", "alle spalten außer": "all columns except",
+        "alle anderen spalten": "all the other columns", "außer": "except", "ohne": "without", "nur anhand von": "using only",
+        "nur anhand der": "using only the", "anhand von": "using", "anhand der": "using the", "nur mit den": "using only the",
+        "nur mit": "using only", "auf basis der": "from the", "auf basis von": "from", "basierend auf": "based on",
+        "als merkmale": "as features", "merkmale": "features", "nur": "only", "verwenden": "use", "benutzen": "use",
+        "mindestens": "at least", "höchstens": "at most", "maximal": "at most", "weniger als": "less than",
+        "mehr als": "more than", "unter": "under", "über": "above", "unterhalb von": "below",
+        "genauigkeit": "accuracy", "trefferquote": "accuracy", "präzision": "precision", "sensitivität": "recall",
+        "mittlere absolute fehler": "mean absolute error", "mittlerer absoluter fehler": "mean absolute error",
+        "mittleren absoluten fehlers": "mean absolute error",
+        "wurzel des mittleren quadratischen fehlers": "root mean squared error",
+        "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
+        "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
+        "spalten": "columns", "nächsten": "next", "kommenden": "next", "letzten": "last", "vergangenen": "last",
+        "vorherigen": "previous", "cluster": "clusters", "gruppen": "groups", "in": "into", "und": "and", "oder": "or",
+        "mit": "with", "für": "for", "jeden": "each", "jede": "each", "jedes": "each", "der": "the", "die": "the",
+        "das": "the", "den": "the", "dem": "the", "des": "of the", "von": "of", "bitte": "please", "welcher": "which",
+        "welche": "which", "welches": "which", "höchste": "highest", "höchsten": "highest", "durchschnitt": "average",
+        "nicht": "not",
+    },
+    "es": {
+        "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
+        "prever": "forecast", "estimar": "estimate", "clasificar": "classify", "clasifica": "classify",
+        "agrupar": "cluster", "agrupa": "cluster", "segmentar": "cluster", "comparar": "compare",
+        "usando únicamente": "using only", "usando solamente": "using only", "usando solo": "using only",
+        "usando sólo": "using only", "únicamente": "only", "solamente": "only", "sólo": "only", "solo": "only",
+        "usando": "using", "utilizando": "using", "a partir de": "from", "según": "by", "excepto": "except",
+        "salvo": "except", "sin": "without", "no usar": "do not use", "no utilizar": "do not use",
+        "no uses": "do not use", "todas las columnas": "all columns", "todas las demás columnas": "all the other columns",
+        "al menos": "at least", "como mínimo": "at least", "mínimo": "at least", "mínima": "at least",
+        "como máximo": "at most", "máximo": "at most", "máxima": "at most", "a lo sumo": "at most",
+        "menos de": "less than", "por debajo de": "below", "inferior a": "below", "más de": "more than",
+        "por encima de": "above", "superior a": "above", "exactitud": "accuracy", "precisión": "precision",
+        "sensibilidad": "recall", "error absoluto medio": "mean absolute error",
+        "raíz del error cuadrático medio": "root mean squared error", "índice de rand ajustado": "adjusted rand index",
+        "índice de rand": "rand index", "información mutua normalizada": "normalized mutual information",
+        "métrica": "metric", "la columna": "the column", "columna": "column", "columnas": "columns",
+        "variable objetivo": "target", "objetivo": "target", "grupos": "groups", "en": "into",
+        "próxima": "next 1", "próximo": "next 1", "próximas": "next", "próximos": "next", "siguientes": "next",
+        "últimas": "last", "últimos": "last", "anteriores": "previous", "cuál es": "which is", "cuál": "which",
+        "qué": "what", "más alto": "highest", "más alta": "highest", "promedio": "average", "el": "the", "la": "the",
+        "los": "the", "las": "the", "del": "of the", "de": "of", "y": "and", "o": "or", "con": "with", "para": "for",
+        "por": "per", "cada": "each", "quiero": "i want to", "no": "not", "se puede": "can we", "como entrada": "as input",
+    },
+}
+
+
+class Canonical(BaseModel):
+    """The instruction as the rules read it, and what was changed to get there."""
+
+    text: str
+    language: str = Field(description="en, fr, de or es")
+    rewrites: list[str] = Field(default_factory=list, description="each change, in words")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-zà-öø-ÿ']+", text.lower())
+
+
+def detect_language(text: str) -> str:
+    """The language with the most of its own function words; English unless another clearly leads."""
+    words = _words(text)
+    counts = {lang: sum(w in markers for w in words) for lang, markers in _MARKERS.items()}
+    english = sum(w in _ENGLISH for w in words)
+    lang, best = max(counts.items(), key=lambda kv: kv[1])
+    accents = len(re.findall(r"[éèêàùçâîôûäöüßñáíóú¿¡]", text.lower()))
+    return lang if best >= 2 and best + min(accents, 2) > english * 1.5 else "en"
+
+
+def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
+    """Column names written in the text are swapped for placeholders so no translation touches them."""
+    kept: dict[str, str] = {}
+    for i, name in enumerate(sorted(columns, key=len, reverse=True)):
+        pattern = rf"(?<![\w.]){re.escape(name)}(?![\w])"
+        if re.search(pattern, text):
+            key = f"\x00{i}\x00"
+            kept[key] = name
+            text = re.sub(pattern, key, text)
+    return text, kept
+
+
+# German puts the verb last: 'student bitte weglassen' is 'without student'
+_VERB_LAST = {"de": (r"([\w.\x00]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|nicht verwenden|"
+                    r"nicht benutzen|nicht nutzen)\b", r"without \1")}
+
+
+def _translate(text: str, lang: str) -> str:
+    if lang in _VERB_LAST:
+        text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
+    lexicon = {**{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
+    phrases = sorted(lexicon, key=len, reverse=True)
+    pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w\x00])", re.IGNORECASE)
+    text = pattern.sub(lambda m: lexicon[m.group(1).lower()], text)
+    numbers = _NUMBERS[lang]
+    return re.sub(r"(?<![\w\x00])(" + "|".join(sorted(numbers, key=len, reverse=True)) + r")(?![\w\x00])",
+                  lambda m: str(numbers[m.group(1).lower()]), text, flags=re.IGNORECASE)
+
+
+def _numbers_as_written(text: str, lang: str) -> str:
+    """'12.000' (de, es) and '12 000' (fr) as 12000, '4,5' as 4.5 outside English; '50,000' as 50000 everywhere."""
+    text = re.sub(r"(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?![\d,]|\.\d)", lambda m: m.group(1) + m.group(2).replace(",", ""),
+                  text) if lang == "en" else text
+    if lang != "en":
+        text = re.sub(r"(?<![\d.,])(\d{1,3})((?:[. \u00a0\u202f]\d{3})+)(?![\d])",
+                      lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        text = re.sub(r"(?<=\d),(?=\d{1,2}(?!\d))", ".", text)
+    return re.sub(r"(\d)\s+%", r"\1%", text)
+
+
+_FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+)"
+                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?=[,;\n]|$)")
+
+
+def _formula(text: str) -> tuple[str, list[str]]:
+    """'y ~ a + b' as 'predict y using only a, b'; 'y ~ .' as 'predict y'; 'y ~ . - a - b' as 'predict y, do not use
+    a, b'. The formula's own words go, the rest of the sentence stays."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        rhs = m.group("rhs").strip()
+        target = m.group("target")
+        if rhs.startswith("."):
+            dropped = [t.strip() for t in re.findall(r"-\s*([\w.]+)", rhs)]
+            out = f"predict {target}" + (f", do not use {', '.join(dropped)}" if dropped else "")
+        else:
+            terms = [t.strip() for t in re.split(r"\+", rhs) if t.strip()]
+            out = f"predict {target} using only {', '.join(terms)}"
+        notes.append(f"formula {m.group(0).strip()!r} read as {out!r}")
+        lead = m.group("lead")
+        return ("" if re.match(r"\s*\w", lead) else lead) + out
+
+    return _FORMULA.sub(rewrite, text), notes
+
+
+_BULLET = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6]|\d{1,2}[.)])\s+")
+
+
+def _bullets(text: str) -> tuple[str, list[str]]:
+    """A request written as lines or bullets becomes one text of clauses separated by '; '."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return text, []
+    clauses = [_BULLET.sub("", line).rstrip(" ;") for line in lines]
+    clauses = [c[:-1] if c.endswith(":") else c for c in clauses]
+    return "; ".join(c for c in clauses if c), [f"{len(lines)} lines read as one request"]
+
+
+# where a description of columns starts, reading back from its parenthesis: 'from the moisture readings (humid, dewp)'
+_DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
+                      r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which)\b")
+_KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except)\b"
+
+
+def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'the moisture readings (humid, dewp, precip)' -> 'humid, dewp, precip'; 'the median value of a house (medv)'
+    -> 'medv': when every name in the parentheses is a column, they are what the words before them describe, and
+    the description (which other rules would try to match to columns) goes. Words that limit stay ('the oxide
+    contents only (Na, Mg)' -> 'Na, Mg only')."""
+    names = {c.lower(): c for c in columns}
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        items = [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", m.group(2))]
+        items = [i for i in items if i]
+        if not items or not all(i.lower() in names for i in items):
+            return m.group(0)
+        before = m.group(1)
+        starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
+        cut = max(starts, default=0)
+        description = before[cut:]
+        if not description.strip() or description.strip().lower() in names:
+            return m.group(0)
+        kept = " ".join(re.findall(_KEPT_WORDS, description, flags=re.IGNORECASE))
+        listed = ", ".join(names[i.lower()] for i in items)
+        notes.append(f"{description.strip()!r} read as the columns named after it: {listed}")
+        return before[:cut] + " " + listed + (f" {kept}" if kept else "")
+
+    return re.sub(r"([^()]*?)\(([^()]+)\)", rewrite, text), notes
+
+
+def _strip_accents_marks(text: str) -> str:
+    return text.replace("¿", "").replace("¡", "").replace("\u2019", "'")
+
+
+@lru_cache(maxsize=256)
+def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
+    """The one form every rule reads: one line, English request words, numbers as digits, formulas as words."""
+    rewrites: list[str] = []
+    text = unicodedata.normalize("NFC", _strip_accents_marks(instruction))
+    text, notes = _bullets(text)
+    rewrites += notes
+    lang = detect_language(text)
+    text = _numbers_as_written(text, lang)
+    if lang != "en":
+        protected, kept = _protect(text, columns)
+        translated = _translate(protected, lang)
+        for key, name in kept.items():
+            translated = translated.replace(key, name)
+        rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
+        text = translated
+    text, notes = _formula(text)
+    rewrites += notes
+    text, notes = _named_in_parentheses(text, columns)
+    rewrites += notes
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return Canonical(text=text, language=lang, rewrites=rewrites)
+
+
+_NAMES = {"fr": "French", "de": "German", "es": "Spanish", "en": "English"}
