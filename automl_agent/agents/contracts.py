@@ -124,6 +124,28 @@ class ServiceSpec(Contract):
     demo: str = "gradio"
 
 
+class Mention(Contract):
+    """One thing the instruction says and where it went in the spec."""
+
+    words: str = Field(description="as the instruction (in its canonical form) says it")
+    kind: str = Field(description="column or bound")
+    placed_as: str | None = Field(description="target, input, left out, compared label, time, constraint NAME, "
+                                              "horizon, lookback, clusters, not the target; None when not placed")
+
+
+class SpecAudit(Contract):
+    """What the instruction said and where each part went; `unplaced` is what stops the run with a question."""
+
+    language: str = "en"
+    read_as: str = Field(default="", description="the instruction in the form the rules read")
+    rewrites: list[str] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=list)
+
+    @property
+    def unplaced(self) -> list[Mention]:
+        return [m for m in self.mentions if m.placed_as is None]
+
+
 class RequirementSpec(Contract):
     user: UserSpec = Field(default_factory=UserSpec)
     problem: ProblemSpec
@@ -131,6 +153,7 @@ class RequirementSpec(Contract):
     model: ModelSpec = Field(default_factory=ModelSpec)
     knowledge: KnowledgeSpec = Field(default_factory=KnowledgeSpec)
     service: ServiceSpec = Field(default_factory=ServiceSpec)
+    audit: SpecAudit | None = Field(default=None, description="what the instruction said and where each part went")
 
 
 # ---------------------------------------------------------------- data profile (measured, not guessed)

@@ -9,10 +9,11 @@ from . import metrics
 from .brains.base import AgentStep, RecordingBrain
 from .brains.offline import OfflineRules, default_metric, infer_task, understood_target
 from .constraints import mentioned_metric, reconcile
-from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, TaskType
+from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, SpecAudit, TaskType
 from .views import profile_view
 from ..errors import InputsUnclear, TargetUnclear, UserFacingError
-from .understanding import NAMED, read_as, classifiable, eligible_columns, held_labels, named_but_unusable
+from .understanding import NAMED, canonical, classifiable, eligible_columns, held_labels, named_but_unusable
+from .understanding.audit import audit
 from .understanding.features import decide_features, describe, usable_kind
 
 TABLE_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering}
@@ -26,7 +27,8 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
         raise UserFacingError(
             f"--target {target_override!r} is not a column of {profile.path.rsplit('/', 1)[-1]}.",
             f"Columns are: {', '.join(profile.names)}", status="rejected")
-    instruction = read_as(instruction, profile.names)
+    reading = canonical(instruction, tuple(profile.names))
+    instruction = reading.text
     step = AgentStep(STEP, RequirementSpec, {
         "instruction": instruction, "profile": profile,
         "task_types": [t.value for t in SUPPORTED_TASKS], "metric_names": sorted(metrics.MEASURES),
@@ -35,7 +37,33 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
     spec, corrections = cross_check(spec, instruction, profile, target_override)
     if corrections:
         brain.note_corrections(STEP, corrections)
+    spec.audit = audit(spec, instruction, profile, set(), reading.language, reading.rewrites)
+    _ask_about_unplaced(spec.audit, spec, profile)
     return spec, corrections
+
+
+def _ask_about_unplaced(found: SpecAudit, spec: RequirementSpec, profile: DataProfile) -> None:
+    """Words of the instruction that went nowhere in the spec stop the run with a question naming them."""
+    unplaced = found.unplaced
+    if not unplaced:
+        return
+    columns = [m.words for m in unplaced if m.kind == "column"]
+    bounds = [m.words for m in unplaced if m.kind == "bound"]
+    parts = []
+    if columns:
+        parts.append(f"it names {describe([repr(c) for c in columns])}, and I could not tell whether "
+                     f"{'each is' if len(columns) > 1 else 'it is'} the target, an input to limit to, or one to leave out")
+    if bounds:
+        parts.append(f"it states {describe([repr(b) for b in bounds])}, and I could not tell what "
+                     f"{'they limit' if len(bounds) > 1 else 'this limits'}")
+    understood = (f"I understood: {spec.problem.downstream_task.value} of {spec.dataset.target!r}, metric "
+                  f"{spec.problem.metric}" + (f", inputs {describe(spec.dataset.features)}" if spec.dataset.features else "")
+                  + (f", without {describe(spec.dataset.excluded)}" if spec.dataset.excluded else "")
+                  + "".join(f", {c.name} {c.op} {c.target:g}" for c in spec.problem.constraints))
+    raise InputsUnclear(
+        "Part of the instruction went nowhere in what I understood: " + "; ".join(parts) + f". {understood}.",
+        "Say it in other words (e.g. 'using only A and B', 'do not use C', 'RMSE at most 4'), or pass --target "
+        "COLUMN; `--dry-run --json` shows each part of the instruction and where it went.", status="rejected")
 
 
 def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,

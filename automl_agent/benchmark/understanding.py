@@ -85,14 +85,17 @@ def data_path(name: str) -> Path:
 
 
 @lru_cache(maxsize=None)
-def profile_of(name: str) -> DataProfile:
+def read_table(name: str):
     from ..data.inputs import read_input
 
-    _, profile = read_input(str(data_path(name)))
-    return profile
+    return read_input(str(data_path(name)))
 
 
-def understand(brain, instruction: str, profile: DataProfile, flag: str | None) -> dict[str, Any]:
+def profile_of(name: str) -> DataProfile:
+    return read_table(name)[1]
+
+
+def understand(brain, instruction: str, profile: DataProfile, flag: str | None, frame=None) -> dict[str, Any]:
     """What INIT makes of one instruction: refused, asked, or a spec."""
     from ..agents import manager, prompt_agent
 
@@ -102,6 +105,10 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None) 
         return {"outcome": "refuse", "message": verdict.feedback}
     try:
         spec, _ = prompt_agent.parse_instruction(brain, instruction, profile, flag)
+        if frame is not None:  # the feasibility checks INIT runs next: impossible goals, a forecast with no time
+            from ..agents.feasibility import check_feasible
+
+            check_feasible(spec, frame, profile.path, instruction)
     except TargetUnclear as exc:
         return {"outcome": "ask", "candidates": exc.candidates, "message": exc.problem}
     except InputsUnclear as exc:
@@ -154,8 +161,8 @@ def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Pa
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
     for case in cases or load_cases(corpus):
-        profile = profile_of(case["data"])
-        got = understand(brain, case["text"], profile, case.get("flag_target"))
+        frame, profile = read_table(case["data"])
+        got = understand(brain, case["text"], profile, case.get("flag_target"), frame)
         results.append(score(case, got))
     return results
 

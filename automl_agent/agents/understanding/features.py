@@ -30,6 +30,7 @@ _RESTRICT_OPENERS = (
     rf"\bnothing (?:but|except|other than|else than)\b{_LEAD_IN}",
     rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{_COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
+    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
 )
@@ -66,7 +67,7 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-_LIST_END = (rf"[.;?!()]|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
@@ -108,7 +109,7 @@ def _strength(opener: str) -> str:
     """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
     'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
     bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
-    if re.match(r"regress", opener):
+    if re.match(r"regress|cluster|group|segment", opener):
         return "soft"
     if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{_COLUMN_NOUNS}|"
                  r"limit\w*|restrict\w*)\b", opener):
@@ -130,7 +131,7 @@ def _list_before(text: str, end: int) -> tuple[int, int] | None:
     opener = None
     for m in re.finditer(rf"\b(?:{_INPUT_VERBS})\b{_LEAD_IN}", head):
         opener = m
-    if opener is None or re.search(r"[.;?!]", head[opener.end():]):
+    if opener is None or re.search(r"[;?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
         return None
     return opener.start(), opener.end()
 
@@ -170,6 +171,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
+    counted = re.fullmatch(r"(\d+)\s+(.+)", bare)
+    if counted:
+        group = _counted_group(int(counted.group(1)), counted.group(2), columns)
+        if group:
+            return group, True
     names = {c.name.lower(): c.name for c in columns}
     initials = "".join(w[0] for w in bare.split() if w not in STOPWORDS)
     by_initials = [c.name for c in columns if len(initials) >= 2 and c.name.lower() == initials]
@@ -190,6 +196,27 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     said = [t for t in tokens(bare) if t.text not in STOPWORDS]
     covering = [c.name for c in columns if said and all(_name_says(c.name, t) for t in said)]
     return (covering if len(covering) == 1 else []), False
+
+
+def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str]:
+    """'the 2 years columns', 'the 8 fatty-acid columns': the count says which group. The columns whose names say
+    the words (or abbreviate them: 'yrs' for years), when there are exactly n of them; else the usable numeric
+    columns, when there are exactly n. Any other count names no group."""
+    said = [t for t in tokens(words) if t.text not in STOPWORDS and t.text not in _GENERIC]
+    by_words = [c.name for c in columns if usable_kind(c) and any(
+        _name_says(c.name, t) or any(_shortens(w, t.text) for w in name_parts(c.name).words) for t in said)]
+    if len(by_words) == n:
+        return by_words
+    numeric = [c.name for c in columns if c.kind == "numeric" and usable_kind(c)]
+    return numeric if len(numeric) == n and n > 1 else []
+
+
+def _shortens(short: str, word: str) -> bool:
+    """'yrs' shortens 'years', 'hp' 'horsepower': the same first letter, the rest in order."""
+    if len(short) < 2 or len(word) <= len(short) or short[0] != word[0]:
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in short[1:])
 
 
 def _name_says(name: str, token) -> bool:

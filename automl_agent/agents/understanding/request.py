@@ -48,6 +48,13 @@ STEERING = {
 }
 
 
+# a question about the rows already there ('which suburb has the highest crime rate?', 'what is the average mpg of the
+# 4-cylinder cars?'): a lookup or a summary, answered by a query, not by a model
+LOOKUP = re.compile(r"(?:^|[.!?;]\s*)(?:which|what|who|where|when|how many|how much)\b[^.!?;]*\b(?:highest|lowest|most|"
+                    r"least|largest|smallest|biggest|maximum|minimum|max|min|average|mean|total|sum|median|top|"
+                    r"best|worst)\b")
+PREDICTIVE = re.compile(r"\b(?:predict|forecast|estimat|model|classif|cluster|will|would|next|future|tomorrow|expect|"
+                        r"likely|could we|can we|can you|can i|train|learn|guess)\w*")
 SMALLTALK = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|thanks|thank you)\b"
                        r"|\bhow are you\b|\bwho are you\b|\bwhat can you do\b|\bwhat(?:'s| is) up\b")
 
@@ -62,6 +69,8 @@ def steering(text: str) -> list[str]:
 def asks_for_something_else(text: str) -> bool:
     """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data."""
     text = text.lower()
+    if LOOKUP.search(text) and not PREDICTIVE.search(text):
+        return True
     return bool(NOT_LEARNING.search(text) or ERRANDS.search(text) or steering(text)
                 or (ROW_EDITS.search(text) and not LEARNING.search(ROW_EDITS.sub(" ", text))))
 
@@ -79,7 +88,7 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     if asks_for_something_else(text):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
-    named = decision is not None and decision.how in NAMED | {"tie"}
+    named = decision is not None and decision.how in NAMED | {"tie", "answer"}
     named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
     question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
     if SMALLTALK.search(text) and not (flag or named or LEARNING.search(text)):

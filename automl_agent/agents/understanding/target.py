@@ -284,10 +284,19 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
                 if not (t.stem in TIME_STEMS and i > 0 and toks[i - 1].text in TIME_DETERMINERS)]
     found = []
     for word, word_stem in zip(parts.words, parts.stems):
-        direct = [(t, False) for t in words_at if _word_matches(t, word, word_stem)
-                  or (len(parts.words) > 1 and len(word) == 3 and len(t.text) >= 6 and t.text.startswith(word))]
+        direct = [(t, False) for t in words_at if _word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts)]
         found.append(direct or [(t, True) for t in _concept_matches(word_stem, toks)])
     return found
+
+
+def _abbreviates(word: str, said: str, parts) -> bool:
+    """A name word that is the start of a longer word said: 'mag' for magnitude, 'temp' for temperature, 'visib' for
+    visibility; short ones only inside a longer name ('Loan_Amt' for amount)."""
+    if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
+        return False
+    if len(parts.words) > 1:
+        return len(word) == 3 and len(said) >= 6
+    return len(word) >= 3 and len(said) >= len(word) + 3
 
 
 def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
@@ -412,7 +421,7 @@ def _answer_kind(text: str) -> str | None:
     """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
     quantity ('how many visitors ...'), or None."""
     if re.search(r"(?:^|[.!?]\s*)(?:will|would|is|are|does|do|did|has|have|can)\s+(?!you\b|we\b|i\b)[^.?!]*\?", text) \
-            or re.search(r"\bwhether\b|\byes\s*(?:/|or)\s*no\b", text):
+            or re.search(r"\bwhether\b|\byes\s*(?:/|or)\s*no\b|\by\s*/\s*n\b|\bor not\b", text):
         return "binary"
     if re.search(r"\bhow (?:much|many|long|late|high|low|big|far|heavy|fast|strong|busy|often)\b", text):
         return "number"
@@ -515,6 +524,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             column, similarity = meant
             return TargetDecision(column=column, confidence="medium", how="meaning", scores=scores,
                                   reason=f"closest in meaning to what the instruction asks for (similarity {similarity:.2f})")
+    yes_no = [c for c in remaining if c.n_unique == 2]
+    if _answer_kind(text) == "binary" and len(yes_no) == 1:
+        return TargetDecision(column=yes_no[0].name, confidence="medium", how="answer", scores=scores,
+                              reason=f"the instruction asks a yes/no question and {yes_no[0].name!r} is the only "
+                                     "two-valued column")
     ordered = [c for c in profile.target_candidates if c in {r.name for r in remaining}]
     if similarities:
         ordered = sorted(similarities, key=lambda c: -similarities[c])
@@ -580,7 +594,7 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
                 continue
             before, after = text[max(0, e.start - 45):e.start], text[e.end:e.end + 12]
             if re.search(r"\b(?:compare\w*|against|versus|vs\.?|evaluat\w*|scor\w*|check\w*|match\w*|agree\w*|"
-                         r"correspond\w*|recover\w*|rand)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
+                         r"correspond\w*|recover\w*|rand|line\w* up with|lines? up against)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
                 return column.name
     return None
 

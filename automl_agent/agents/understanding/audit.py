@@ -1,0 +1,86 @@
+"""The spec audit: every column the instruction names and every bound it states is accounted for in the requirement
+spec, or the run asks. A reader that misses a structure ('medv from lstat alone', 'RMSE not more big than 4') then
+costs the user a question, never a model trained on a task they did not ask for."""
+
+from __future__ import annotations
+
+import re
+
+from ..contracts import DataProfile, Mention, RequirementSpec, SpecAudit, TaskType
+
+# a bound on a number: what makes the number a limit someone expects to be kept
+_BOUND = (r"(?:than|under|below|above|over|least|most|within|max(?:imum)?|min(?:imum)?|up to|exceed\w*|<=?|>=?|≤|≥|"
+          r"=<|=>)")
+_NUMBER_AFTER_BOUND = re.compile(rf"\b{_BOUND}\s*(?:of\s+|about\s+|around\s+)?[$€£]?\s*(\d+(?:\.\d+)?)\s*(%|percent)?")
+
+
+def _code_like(name: str) -> bool:
+    """A name no one writes by accident in a sentence: with digits, dots, underscores or inner capitals ('lstat' is
+    not code-like, and is left to the readers; 'yrs.since.phd', 'MPG.city', 'RI', 'ShelveLoc' are)."""
+    return bool(re.search(r"[._0-9]", name) or re.search(r"[A-Z]", name[1:]) or (name.isupper() and len(name) >= 2))
+
+
+def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
+    """Columns named literally: code-like names anywhere, any name in quotes or backticks, and names in a list of two or
+    more literal column names ('npreg, glu, bmi')."""
+    found: list[tuple[str, int]] = []
+    names = sorted((c.name for c in profile.columns), key=len, reverse=True)
+    taken: list[tuple[int, int]] = []
+    for name in names:
+        flags = 0 if _code_like(name) else re.IGNORECASE
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, flags):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            quoted = m.start() > 0 and text[m.start() - 1] in "`'\"" and text[m.end():m.end() + 1] in "`'\""
+            listed = bool(re.match(r"\s*(?:,|\band\b|\bor\b|\+)\s*", text[m.end():]) or
+                          re.search(r"(?:,|\band\b|\bor\b|\+)\s*$", text[:m.start()]))
+            if _code_like(name) and text[m.start():m.end()] == name or quoted or (listed and len(name) >= 2):
+                found.append((name, m.start()))
+                taken.append((m.start(), m.end()))
+    listed_names = {n for n, _ in found}
+    # a name counts as listed only beside another literal name
+    return [(n, at) for n, at in found if _code_like(n) or len(listed_names) >= 2 or
+            text[max(0, at - 1):at] in "`'\""]
+
+
+def _placement(name: str, spec: RequirementSpec, not_target: set[str], time_like: set[str]) -> str | None:
+    dataset, task = spec.dataset, spec.problem.downstream_task
+    if name == dataset.target:
+        return "compared label" if task == TaskType.tabular_clustering else "target"
+    if name in dataset.features:
+        return "input"
+    if name in dataset.excluded or name in dataset.left_out:
+        return "left out"
+    if name in not_target:
+        return "not the target"
+    if task == TaskType.time_series_forecasting and name in time_like:
+        return "time or series"
+    if not dataset.features and task != TaskType.time_series_forecasting:
+        return "input (every usable column is)"
+    return None
+
+
+def audit(spec: RequirementSpec, text: str, profile: DataProfile, not_target: set[str], language: str = "en",
+          rewrites: list[str] | None = None) -> SpecAudit:
+    """Each literal column name and each bound number of the (canonical) instruction, and where it went."""
+    time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
+                 or re.search(r"(?i)year|month|day|date|time|hour|week|quarter", c.name)}
+    mentions: list[Mention] = []
+    for name, _ in sorted(_named_columns(text, profile), key=lambda x: x[1]):
+        if any(m.words == name for m in mentions):
+            continue
+        mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, not_target, time_like)))
+    problem = spec.problem
+    phrases = " | ".join(c.phrase.lower() for c in problem.constraints if c.phrase)
+    windows = {problem.input_seq_len: "lookback", problem.pred_seq_len: "horizon", problem.n_clusters: "clusters"}
+    for m in _NUMBER_AFTER_BOUND.finditer(text.lower()):
+        number = m.group(1)
+        placed = next((f"constraint {c.name}" for c in problem.constraints
+                       if c.phrase and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", c.phrase.lower())), None)
+        if placed is None and number in phrases:
+            placed = "constraint"
+        if placed is None:
+            value = float(number)
+            placed = windows.get(int(value)) if value.is_integer() else None
+        mentions.append(Mention(words=m.group(0).strip(), kind="bound", placed_as=placed))
+    return SpecAudit(language=language, read_as=text, rewrites=rewrites or [], mentions=mentions)
