@@ -16,12 +16,12 @@ _NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent)?"
 # bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
 # "less than"); "under 10 ms" is strict, "at most 10 ms" is not
 _BOUNDS: tuple[tuple[str, str], ...] = (
-    ("<=", r"less than or equal to|lower than or equal to|no more than|not more than|no higher than|not higher than|"
+    ("<=", r"at or below|at or under|or less|less than or equal to|lower than or equal to|not more \w+ than|no more than|not more than|no higher than|not higher than|"
            r"no bigger than|no larger than|no greater than|no slower than|not slower than|not (?:to )?exceed(?:ing)?|"
            r"must not exceed|mustn't exceed|should not exceed|shouldn't exceed|can't be (?:larger|bigger|more|higher) than|"
            r"cannot be (?:larger|bigger|more|higher) than|at most|maximum(?: of)?|max\.?|within|up to|<=|≤|=<"),
     (">=", r"greater than or equal to|more than or equal to|higher than or equal to|no less than|not less than|"
-           r"no lower than|not lower than|no worse than|not worse than|at least|minimum(?: of)?|min\.?|>=|≥|=>|"
+           r"no lower than|not lower than|no worse than|not worse than|at or above|at least|minimum(?: of)?|min\.?|>=|≥|=>|"
            r"reach(?:es)?|achieves?|hits?"),
     ("<", r"under|below|less than|lower than|smaller than|fewer than|faster than|shorter than|quicker than|<"),
     (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
@@ -235,10 +235,16 @@ def requested_windows(instruction: str) -> tuple[int | None, int | None]:
     text = instruction.lower()
     m_in = re.search(r"input_seq_len\s*[=:]\s*(\d+)", text) or re.search(
         rf"(?:last|past|previous|preceding)\s+(\d+)(?:\s+{_WINDOW_UNITS})?", text)
+    m_in = m_in or re.search(r"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*(\d+)|(\d+)[- ](?:step|point|day|hour|month|week)s?"
+                             r"\s+look[- ]?back", text)
     m_out = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text) or re.search(
+        r"\bhorizon\s*(?:of\s*)?[=:]?\s*(\d+)|(\d+)[- ]steps?\s+(?:ahead|horizon)", text) or re.search(
         rf"(?:next|following|coming|ahead)\s+(\d+)\s+{_WINDOW_UNITS}", text) or re.search(
         rf"(\d+)\s+{_WINDOW_UNITS}\s+ahead", text)
-    return (int(m_in.group(1)) if m_in else None), (int(m_out.group(1)) if m_out else None)
+    def first(m):
+        return int(next(g for g in m.groups() if g)) if m else None
+
+    return first(m_in), first(m_out)
 
 
 def requested_clusters(instruction: str) -> int | None:

@@ -27,6 +27,9 @@ CLUSTERING = re.compile(r"\b(?:cluster\w*|segment\w*|group(?:s|ings?|ed)?|unsupe
                         r"similar (?:ones|machines|customers|items|rows|records))\b")
 REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
                     "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
+# a few distinct numbers are still a quantity when the words say so: 'the number of affairs (it's a count)', 'MAE'
+QUANTITY_CUES = re.compile(r"regress|\bprice|how much|how many|number of|\bcount\b|\bcounts\b|\brmse\b|\bmae\b|"
+                           r"\bmape\b|\br2\b|r-squared|mean absolute|squared error")
 CLASSIFICATION_WORDS = ("classif", "churn", "whether", "detect", "category", "categories", "yes or no", "label",
                         "accuracy", "f1", "spam", "fraud", "default", "diagnos", "class")
 
@@ -324,7 +327,7 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
             return TaskType.text_classification
         if column.kind in {"categorical", "boolean"}:
             return TaskType.tabular_classification
-        if column.kind == "numeric" and column.n_unique <= 10 and not any(w in text for w in REGRESSION_WORDS[:4]):
+        if column.kind == "numeric" and column.n_unique <= 10 and not QUANTITY_CUES.search(text):
             return TaskType.tabular_classification
         if column.kind == "numeric":
             return TaskType.tabular_regression

@@ -205,6 +205,7 @@ def _numbers_as_written(text: str, lang: str) -> str:
         text = re.sub(r"(?<![\d.,])(\d{1,3})((?:[. \u00a0\u202f]\d{3})+)(?![\d])",
                       lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = re.sub(r"(?<=\d),(?=\d{1,2}(?!\d))", ".", text)
+    text = re.sub(r"\b(?:a\s+)?half\s+an?\s+(?=[a-z])", "0.5 ", text, flags=re.IGNORECASE) if lang == "en" else text
     return re.sub(r"(\d)\s+%", r"\1%", text)
 
 

@@ -152,6 +152,8 @@ def numbers_to_digits(text: str) -> str:
             continue
         key = piece.strip(".,;:!?").lower()
         tail = piece[len(piece.rstrip(".,;:!?")):]
+        if key == "and" and run and run[-1] in _SCALE_WORDS:  # 'one hundred and fifty'
+            continue
         if key in _NUMBER_WORDS or (key in _SCALE_WORDS and run):
             run.append(key)
             pending_sep = ""
