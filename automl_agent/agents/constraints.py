@@ -66,7 +66,9 @@ def _negated_before(text: str, start: int) -> bool:
 
 def _performance_bounds(instruction: str) -> list[Constraint]:
     """Every bound on a score the instruction states, in order; a measure may have two (a range)."""
-    text = normalise(instruction)
+    # what a clustering score is measured against sits between the measure and its bound ('the Rand index against the
+    # species labels must be at least 0.8'); it is said in few words so the gap rule below reads past it
+    text = re.sub(r"\b(against|with|to) (?:the )?[\w.-]+ (labels?|classes|column|groups)\b", r"\1 \2", normalise(instruction))
     found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
