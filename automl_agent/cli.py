@@ -361,6 +361,11 @@ def _planned_summary(record, reporter) -> None:
     say(f"  target:      {record.target!r}" + (f" ({record.target_reason})" if record.target_reason else ""))
     say(f"  metric:      {record.metric}")
     say("  constraints: " + ("; ".join(f"{c.name} {c.op} {c.target:g}" for c in record.constraints) or "none"))
+    if record.audit is not None:
+        if record.audit.language != "en" or record.audit.rewrites:
+            say(f"  read as:     {record.audit.read_as}")
+        for m in record.audit.mentions:
+            say(f"  said:        {m.words!r} -> {m.placed_as or 'not placed'}")
     for p in record.plans:
         say(f"  plan {p.plan_id}:      {p.title} [{', '.join(p.model_families)}]")
     say("  to train: the same command without --dry-run")

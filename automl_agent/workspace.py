@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from .agents.contracts import SourceReport
+from .agents.contracts import SourceReport, SpecAudit
 from .errors import UserFacingError
 
 
@@ -95,6 +95,8 @@ class RunRecord(BaseModel):
     task_type: str | None = None
     target: str | None = None
     target_reason: str | None = Field(default=None, description="why this column: the instruction's words, or --target")
+    audit: SpecAudit | None = Field(default=None, description="each column and bound the instruction names, and where "
+                                                              "it went in the spec")
     metric: str | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
     constraints: list[ConstraintRecord] = Field(default_factory=list)

@@ -311,6 +311,7 @@ def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
         record.target_reason = spec.dataset.target_reason if spec.dataset.target else None
+        record.audit = spec.audit
         record.corrections = corrections
         say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")
         if spec.dataset.target and spec.dataset.target_reason:
