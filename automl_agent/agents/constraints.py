@@ -228,25 +228,58 @@ def mentioned_metric(instruction: str, task: TaskType) -> str | None:
     return best[1] if best else None
 
 
-_WINDOW_UNITS = r"(?:steps?|points?|hours?|half[- ]hours?|days?|weeks?|months?|minutes?|values?|observations?|periods?|time steps?)"
+_COUNTED = r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?)"
+_SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
+            "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "year": 31556952}
+_CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|years?)"
+_WINDOW_UNITS = rf"(?:{_COUNTED}|{_CALENDAR})"
+_NUMBER_OR_ONE = r"(\d+(?:\.\d+)?|an?|one)"
 
 
-def requested_windows(instruction: str) -> tuple[int | None, int | None]:
-    """(input length, forecast horizon) from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, or 'from the last 96 hours' /
-    'the next 24 hours'; None where the instruction does not say."""
+def _snapped(step_s: float) -> float:
+    """A measured step of 28-31 days is a month, of 89-92 days a quarter, of 365-366 days a year."""
+    for unit, (low, high) in {"month": (27, 32), "quarter": (88, 93), "year": (360, 367)}.items():
+        if low * 86400 <= step_s <= high * 86400:
+            return _SECONDS[unit]
+    return step_s
+
+
+def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | None:
+    """N units as steps of the data: '24 hours' on hourly data is 24, 'next quarter' on monthly data 3; counted
+    units ('96 steps') as said; calendar units on data without a known step, as said."""
+    n = 1.0 if number in (None, "a", "an", "one") else float(number)
+    unit = (unit or "").lower().rstrip("s").replace("half hour", "half-hour")
+    if not unit or re.fullmatch(_COUNTED, unit + "s") or re.fullmatch(_COUNTED, unit) or step_s is None:
+        return int(n) if n.is_integer() else None
+    steps = n * _SECONDS.get(unit, 0) / _snapped(step_s)
+    return int(round(steps)) if steps >= 1 and abs(steps - round(steps)) <= 0.05 * steps else None
+
+
+def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:
+    """(input length, forecast horizon) in steps of the data: from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, 'horizon: 24',
+    'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
+    units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
     text = instruction.lower()
-    m_in = re.search(r"input_seq_len\s*[=:]\s*(\d+)", text) or re.search(
-        rf"(?:last|past|previous|preceding)\s+(\d+)(?:\s+{_WINDOW_UNITS})?", text)
-    m_in = m_in or re.search(r"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*(\d+)|(\d+)[- ](?:step|point|day|hour|month|week)s?"
-                             r"\s+look[- ]?back", text)
-    m_out = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text) or re.search(
-        r"\bhorizon\s*(?:of\s*)?[=:]?\s*(\d+)|(\d+)[- ]steps?\s+(?:ahead|horizon)", text) or re.search(
-        rf"(?:next|following|coming|ahead)\s+(\d+)\s+{_WINDOW_UNITS}", text) or re.search(
-        rf"(\d+)\s+{_WINDOW_UNITS}\s+ahead", text)
-    def first(m):
-        return int(next(g for g in m.groups() if g)) if m else None
-
-    return first(m_in), first(m_out)
+    lookback = horizon = None
+    m = re.search(r"input_seq_len\s*[=:]\s*(\d+)", text)
+    if m:
+        lookback = int(m.group(1))
+    else:
+        m = (re.search(rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})?", text)
+             or re.search(rf"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?", text)
+             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+look[- ]?back", text))
+        if m and (m.group(1) or m.group(2)):
+            lookback = _steps(m.group(1), m.group(2), step_s)
+    m = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text)
+    if m:
+        horizon = int(m.group(1))
+    else:
+        m = (re.search(rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?", text)
+             or re.search(rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})\b", text)
+             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:ahead|horizon|into the future)", text))
+        if m:
+            horizon = _steps(m.group(1), m.group(2), step_s)
+    return lookback, horizon
 
 
 def requested_clusters(instruction: str) -> int | None:

@@ -226,6 +226,8 @@ class DataProfile(Contract):
     class_balance: dict[str, float] | None = None
     graph: GraphProfile | None = Field(default=None, description="node classification: the graph's shape")
     reading: TableReading | None = Field(default=None, description="how the file was read (tables only)")
+    time_step_s: float | None = Field(default=None, description="the usual gap between a time column's successive "
+                                                               "times, in seconds (tables with a time column)")
 
     def column(self, name: str) -> ColumnProfile | None:
         return next((c for c in self.columns if c.name == name), None)

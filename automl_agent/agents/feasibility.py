@@ -124,13 +124,16 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
 
 
 def _time_column(frame: pd.DataFrame) -> str | None:
-    """The column that orders a series: one named like a time, else the first whose values read as dates."""
-    return next((c for c in frame.columns if TIME_NAMES.search(str(c))), None) or _dates_column(frame)
+    """The column that orders a series, as the data agent picks it: the first whose values are dates or times; else
+    one named like a time."""
+    return _dates_column(frame) or next((c for c in frame.columns if TIME_NAMES.search(str(c))), None)
 
 
 def _dates_column(frame: pd.DataFrame) -> str | None:
     for column in frame.columns:
-        if frame[column].dtype == object:
+        if pd.api.types.is_datetime64_any_dtype(frame[column]):
+            return column
+        if not pd.api.types.is_numeric_dtype(frame[column]):
             sample = frame[column].dropna().astype(str).head(200)
             if len(sample) and pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() >= 0.9:
                 return column

@@ -67,8 +67,19 @@ def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
         ))
     return DataProfile(
         path=path, n_rows=n_rows, n_columns=frame.shape[1], columns=columns,
-        target_candidates=target_candidates(columns, n_rows),
+        target_candidates=target_candidates(columns, n_rows), time_step_s=time_step(frame, columns),
     )
+
+
+def time_step(frame: pd.DataFrame, columns: list[ColumnProfile]) -> float | None:
+    """The median gap between the distinct times of the first time column, in seconds; None without one."""
+    column = next((c.name for c in columns if c.kind == "datetime"), None)
+    if column is None:
+        return None
+    times = pd.to_datetime(frame[column], errors="coerce", format="mixed").dropna().drop_duplicates().sort_values()
+    gaps = times.diff().dropna()
+    gaps = gaps[gaps > pd.Timedelta(0)]
+    return float(gaps.median().total_seconds()) if len(gaps) else None
 
 
 def target_candidates(columns: list[ColumnProfile], n_rows: int) -> list[str]:

@@ -580,4 +580,43 @@ def _finish(frame: pd.DataFrame, reading: TableReading, name: str | None = None)
             f"from besides it (read as {reading.summary()}).",
             "Check the file's delimiter (comma, semicolon, tab or |) and that it has one column per field; "
             "a model needs a column to predict and at least one to predict it from.")
+    frame = _time_from_parts(frame, reading.notes)
     return frame, reading
+
+
+_PARTS = {"year": (1000, 3000), "month": (1, 12), "day": (1, 31), "hour": (0, 23)}
+
+
+def _time_from_parts(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """A table that writes its time as separate year, month (and day, hour) columns, with no date column, gets one
+    assembled from them ('date'), so a forecast can order its rows; the part columns stay as they were. Only whole
+    numbers in each part's range count; a table with a month and a day but no year is placed in one year (2000) and
+    says so."""
+    from .profile import _looks_like_dates
+
+    if any(pd.api.types.is_datetime64_any_dtype(frame[c]) or (not pd.api.types.is_numeric_dtype(frame[c]) and _looks_like_dates(
+            frame[c].dropna().astype(str))) for c in frame.columns):
+        return frame  # the table has its own time column
+    found: dict[str, str] = {}
+    for column in frame.columns:
+        part = str(column).strip().lower()
+        if part in _PARTS and part not in found and pd.api.types.is_numeric_dtype(frame[column]):
+            values = frame[column].dropna()
+            low, high = _PARTS[part]
+            if len(values) and (values == values.round()).all() and values.between(low, high).all():
+                found[part] = column
+    if "month" not in found or not ({"year", "day"} & set(found)):
+        return frame
+    name = next(n for n in ("date", "time", "timestamp", "period") if n not in frame.columns)
+    parts = {p: frame[c] for p, c in found.items()}
+    parts.setdefault("year", pd.Series(2000, index=frame.index))
+    parts.setdefault("day", pd.Series(1, index=frame.index))
+    assembled = pd.to_datetime(pd.DataFrame(parts), errors="coerce")
+    if assembled.isna().mean() > 0.05:
+        return frame
+    frame = frame.copy()
+    frame[name] = assembled
+    used = ", ".join(str(found[p]) for p in ("year", "month", "day", "hour") if p in found)
+    notes.append(f"'{name}' assembled from {used}" + ("" if "year" in found else " (no year column: placed in one year)")
+                 + ": the time a forecast orders its rows by")
+    return frame

@@ -206,6 +206,9 @@ def _numbers_as_written(text: str, lang: str) -> str:
                       lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = re.sub(r"(?<=\d),(?=\d{1,2}(?!\d))", ".", text)
     text = re.sub(r"\b(?:a\s+)?half\s+an?\s+(?=[a-z])", "0.5 ", text, flags=re.IGNORECASE) if lang == "en" else text
+    # '$15k', '12.5K', '2m rows': thousands and millions written with a letter
+    text = re.sub(r"(?<![\w.])([$€£]?)(\d+(?:\.\d+)?)\s?([kK]|[mM](?=\s*(?:dollars|euros|pounds|rows|records|\$|€|£)))\b(?!\s*(?:m|ms|g|b|w|wh|hz)\b)",
+                  lambda m: m.group(1) + f"{float(m.group(2)) * (1e3 if m.group(3).lower() == 'k' else 1e6):g}", text)
     return re.sub(r"(\d)\s+%", r"\1%", text)
 
 

@@ -48,6 +48,7 @@ AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|m
                r"is going to|are going to")
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
+TIME_ADVERBS = {"hourly", "daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"}  # how often
 TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one"}
 ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35}
 CONCEPTS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "concepts.json"
@@ -284,7 +285,9 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
                 if not (t.stem in TIME_STEMS and i > 0 and toks[i - 1].text in TIME_DETERMINERS)]
     found = []
     for word, word_stem in zip(parts.words, parts.stems):
-        direct = [(t, False) for t in words_at if _word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts)]
+        # 'monthly traffic' says how often, not the Month column; 'monthly charges' does say monthly_charges
+        direct = [(t, False) for t in words_at if (t.text not in TIME_ADVERBS or t.text == word)
+                  and (_word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts))]
         found.append(direct or [(t, True) for t in _concept_matches(word_stem, toks)])
     return found
 
@@ -470,8 +473,13 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         return positional
     found: list[_Evidence] = []
     excluded: list[str] = []
+    # where a column is named in full: the words inside it ('health' in 'health_ins') name no other column
+    spans = [(m.start(), m.end(), c.name) for c in columns
+             for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", text) if len(c.name) > 2]
     for column in columns:
-        mentions = _mentions(column, text, toks)
+        mentions = [e for e in _mentions(column, text, toks)
+                    if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
+                               for a, b, name in spans)]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
         if mentions and not kept:
             excluded.append(column.name)
