@@ -16,7 +16,8 @@ _NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent)?"
 # bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
 # "less than"); "under 10 ms" is strict, "at most 10 ms" is not
 _BOUNDS: tuple[tuple[str, str], ...] = (
-    ("<=", r"at or below|at or under|or less|less than or equal to|lower than or equal to|not more \w+ than|no more than|not more than|no higher than|not higher than|"
+    ("<=", r"at or below|at or under|or less|less than or equal to|lower than or equal to|not more \w+ than|"
+           r"(?:not|no) more of|no more than|not more than|no higher than|not higher than|"
            r"no bigger than|no larger than|no greater than|no slower than|not slower than|not (?:to )?exceed(?:ing)?|"
            r"must not exceed|mustn't exceed|should not exceed|shouldn't exceed|can't be (?:larger|bigger|more|higher) than|"
            r"cannot be (?:larger|bigger|more|higher) than|at most|maximum(?: of)?|max\.?|within|up to|<=|≤|=<"),
@@ -267,7 +268,8 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     else:
         m = (re.search(rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})?", text)
              or re.search(rf"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?", text)
-             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+look[- ]?back", text))
+             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:look[- ]?back|(?:input |history |context )?window"
+                          rf"|of (?:history|context))", text))
         if m and (m.group(1) or m.group(2)):
             lookback = _steps(m.group(1), m.group(2), step_s)
     m = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text)

@@ -181,8 +181,8 @@ def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 
 
 # German puts the verb last: 'student bitte weglassen' is 'without student'
-_VERB_LAST = {"de": (r"([\w.\x00]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|nicht verwenden|"
-                    r"nicht benutzen|nicht nutzen)\b", r"without \1")}
+_VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|"
+                    r"(?:nicht|auf keinen fall|keinesfalls|niemals) (?:verwenden|benutzen|nutzen))\b", r"without \1")}
 
 
 def _translate(text: str, lang: str) -> str:
@@ -252,7 +252,8 @@ def _bullets(text: str) -> tuple[str, list[str]]:
 
 # where a description of columns starts, reading back from its parenthesis: 'from the moisture readings (humid, dewp)'
 _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
-                      r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which)\b")
+                      r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which|each|every|"
+                      r"per|for)\b")
 _KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except)\b"
 
 
@@ -273,7 +274,9 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
         cut = max(starts, default=0)
         description = before[cut:]
-        if not description.strip() or description.strip().lower() in names:
+        if not description.strip():  # 'from (state, sex, age)': the parentheses only group the list
+            return before + ", ".join(names[i.lower()] for i in items)
+        if description.strip().lower() in names:
             return m.group(0)
         kept = " ".join(re.findall(_KEPT_WORDS, description, flags=re.IGNORECASE))
         listed = ", ".join(names[i.lower()] for i in items)
@@ -281,6 +284,33 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         return before[:cut] + " " + listed + (f" {kept}" if kept else "")
 
     return re.sub(r"([^()]*?)\(([^()]+)\)", rewrite, text), notes
+
+
+def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'V1 to V9', 'x1-x5', 'V1 bis V9': numbered columns written as a range, listed one by one."""
+    notes = []
+
+    def expand(m: re.Match) -> str:
+        first, last = m.group(1), m.group(3)
+        try:
+            a, b = columns.index(first), columns.index(last)
+        except ValueError:
+            return m.group(0)
+        listed = list(columns[a:b + 1])
+        if a >= b or len(listed) > 200:
+            return m.group(0)
+        notes.append(f"{m.group(0)!r} read as {len(listed)} columns: {', '.join(listed)}")
+        return ", ".join(listed)
+
+    return re.sub(r"(?<![\w.])([A-Za-z_.]+\d+)\s*(to|through|thru|until|bis|à|a|hasta|-|–|\.\.)\s*([A-Za-z_.]+\d+)(?![\w])",
+                  expand, text), notes
+
+
+def _reordered(text: str) -> str:
+    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days'."""
+    units = r"(?:minutes|hours|days|weeks|months|quarters|years|steps)"
+    text = re.sub(rf"\b(\d+(?:\.\d+)?) (next|last|previous) ({units})", r"\2 \1 \3", text)
+    return re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next)\b", r"\3 \1 \2", text)
 
 
 def _strip_accents_marks(text: str) -> str:
@@ -301,11 +331,14 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         translated = _translate(protected, lang)
         for key, name in kept.items():
             translated = translated.replace(key, name)
+        translated = _reordered(translated)
         rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
         text = translated
     text, notes = _formula(text)
     rewrites += notes
     text, notes = _named_in_parentheses(text, columns)
+    rewrites += notes
+    text, notes = _ranges(text, columns)
     rewrites += notes
     text = re.sub(r"[ \t]{2,}", " ", text)
     return Canonical(text=text, language=lang, rewrites=rewrites)

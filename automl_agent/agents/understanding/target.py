@@ -49,7 +49,7 @@ AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|m
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
 TIME_ADVERBS = {"hourly", "daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"}  # how often
-TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one"}
+TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one", "in"}
 ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35}
 CONCEPTS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "concepts.json"
 
@@ -224,6 +224,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         if opening and "," in text[a:b]:
             b = a + text[a:b].index(",")
         features.append((a, b))
+    # 'the temperature for each origin': the series it is said of, a grouping, not what to predict
+    for m in re.finditer(r"\b(?:for each|for every|at each|in each|per)\s+(?:of\s+)?(?:the\s+)?(?:\d+\s+)?", text):
+        said = re.match(r"[\w.-]+(?:\s+(?!for\b|from\b|over\b|in\b|on\b|next\b|and\b)[\w.-]+){0,2}", text[m.end():])
+        if said:
+            features.append((m.end(), m.end() + said.end()))
     # "regress Y on X"
     for m in re.finditer(r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\b", text):
         rest = re.split(r"[.;?!]", text[m.end():])[0]
