@@ -61,6 +61,10 @@ _EXCLUDE_OPENERS = (
 # 'leave OverallQual out', 'keep the id out of it'
 _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?)\s+"
                    r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside)\b")
+# 'Sex must not be an input', 'the ID is off limits': the column said first, then that it may not be used
+_EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+)(?P<list>[^.;:!?,]{1,60}?)\s+(?:(?:must|should|may|can|will|is to|are to)"
+                  r"\s*(?:not|n't|never)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|touched)"
+                  r"|(?:is|are)\s+(?:off[- ]limits|not allowed|forbidden|not to be used|not an? (?:input|feature)s?))\b")
 # 'drop rows with a missing price' removes rows; 'without overfitting' leaves out no column
 _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicates?|outliers?|missing|nulls?|nans?|"
                 r"nas?|n/a|empty|blanks?|zeros?|negative|invalid|bad|corrupt\w*|wrong|typos?|nois\w*|samples?|"
@@ -68,7 +72,7 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
 _LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
-             rf"\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
+             rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
 # 'no depth, no table': said of a column by its exact name
@@ -302,6 +306,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
                 continue
             _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
+    for m in re.finditer(_EXCLUDE_AFTER, text):
+        _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start("list"):m.end()])
     for m in re.finditer(_EXCLUDE_AROUND, text):
         _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
     columns = [c for c in profile.columns if c.name != target]

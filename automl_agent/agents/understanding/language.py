@@ -213,7 +213,7 @@ def _numbers_as_written(text: str, lang: str) -> str:
 
 
 _FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+)"
-                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?=[,;\n]|$)")
+                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?P<end>,|(?=[;\n]|$))")
 
 
 def _formula(text: str) -> tuple[str, list[str]]:
@@ -232,7 +232,7 @@ def _formula(text: str) -> tuple[str, list[str]]:
             out = f"predict {target} using only {', '.join(terms)}"
         notes.append(f"formula {m.group(0).strip()!r} read as {out!r}")
         lead = m.group("lead")
-        return ("" if re.match(r"\s*\w", lead) else lead) + out
+        return ("" if re.match(r"\s*\w", lead) else lead) + out + (";" if m.group("end") else "")
 
     return _FORMULA.sub(rewrite, text), notes
 
