@@ -71,11 +71,15 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, not_target: se
             continue
         mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, not_target, time_like)))
     problem = spec.problem
-    phrases = " | ".join(c.phrase.lower() for c in problem.constraints if c.phrase)
+    from ..constraints import _performance_bounds, parse_complexity
+
+    stated = [*problem.constraints, *_performance_bounds(text), *parse_complexity(text)]  # a second bound on one
+    # measure ('above 0.9 and below 0.8') is placed too: the feasibility check reads it next
+    phrases = " | ".join(c.phrase.lower() for c in stated if c.phrase)
     windows = {problem.input_seq_len: "lookback", problem.pred_seq_len: "horizon", problem.n_clusters: "clusters"}
     for m in _NUMBER_AFTER_BOUND.finditer(text.lower()):
         number = m.group(1)
-        placed = next((f"constraint {c.name}" for c in problem.constraints
+        placed = next((f"constraint {c.name}" for c in stated
                        if c.phrase and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", c.phrase.lower())), None)
         if placed is None and number in phrases:
             placed = "constraint"
