@@ -235,6 +235,11 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     columns = [c for c in profile.columns if c.name != target]
     found: list[str] = []
     unresolved: list[str] = []
+    whole = re.fullmatch(r"\s*(?:the\s+|its\s+|their\s+)?(\d+)\s+([\w/ -]+?)\s*", chunk)
+    if whole:  # 'the 4 sepal/petal measurements': one counted group, not two items
+        group = _counted_group(int(whole.group(1)), whole.group(2).replace("/", " "), columns)
+        if group:
+            return group, []
     for item in _items(chunk):
         names, group = _columns_for(item, columns)
         if len(names) == 1 or (names and group):
