@@ -77,3 +77,36 @@ def test_a_bound_that_goes_nowhere_is_asked_about():
     with pytest.raises(InputsUnclear) as asked:
         parse_instruction(brain, "Predict price; keep the wobble factor below 3.", profile)
     assert "below 3" in asked.value.problem
+
+
+@pytest.mark.parametrize("text, step_s, expected", [
+    ("Forecast sales for the next quarter.", 2678400.0, (None, 3)),
+    ("Forecast NOx for the next fortnight from the previous 8 weeks.", 86400.0, (56, 14)),
+    ("Forecast humidity 0.5 day ahead using the previous 2 days.", 3600.0, (48, 12)),
+    ("Forecast the temperature for the next hour from the last 3 hours.", 600.0, (18, 6)),
+    ("Forecast OT (INPUT_SEQ_LEN=96, PRED_SEQ_LEN=24).", 3600.0, (96, 24)),
+    ("forecast deaths 30 days ahead from a 90-day window", 86400.0, (90, 30)),
+    ("univariate forecast, 18 steps ahead, 60-step lookback", 2678400.0, (60, 18)),
+])
+def test_forecast_windows_are_read_in_the_data_own_steps(text, step_s, expected):
+    from automl_agent.agents.constraints import requested_windows
+
+    assert requested_windows(text, step_s) == expected
+
+
+def test_a_date_is_assembled_from_year_and_month_columns(tmp_path):
+    from automl_agent.data.inputs import read_input
+
+    path = tmp_path / "traffic.csv"
+    path.write_text("Year,Month,Traffic\n" + "".join(f"{2000 + i // 12},{i % 12 + 1},{100 + i}\n" for i in range(36)))
+    frame, profile = read_input(path)
+    assert str(frame["date"].iloc[13].date()) == "2001-02-01"
+    assert profile.column("date").kind == "datetime" and 27 * 86400 < profile.time_step_s < 32 * 86400
+    assert any("assembled from Year, Month" in note for note in profile.reading.notes)
+
+
+def test_an_exclusion_said_after_the_column_is_kept():
+    profile = _profile(salary="numeric", rank="categorical", sex="categorical", yrs="numeric")
+    brain = RecordingBrain(OfflineBrain(), Transcript())
+    spec, _ = parse_instruction(brain, "Estimate salary. Sex must not be an input.", profile)
+    assert spec.dataset.excluded == ["sex"]
