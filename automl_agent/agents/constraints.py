@@ -125,9 +125,14 @@ def parse_performance(instruction: str) -> list[Constraint]:
     return list(first.values())
 
 
+def stated_bounds(instruction: str) -> list[Constraint]:
+    """Every bound the instruction states, a second one on the same measure included."""
+    return _performance_bounds(instruction) + parse_complexity(instruction)
+
+
 def conflicting_bounds(instruction: str) -> tuple[Constraint, Constraint] | None:
     """Two bounds on one measure that no value meets ('accuracy above 0.9 and below 0.8'), or None."""
-    bounds = _performance_bounds(instruction) + parse_complexity(instruction)
+    bounds = stated_bounds(instruction)
     for low in (c for c in bounds if c.op in (">=", ">")):
         for high in (c for c in bounds if c.name == low.name and c.op in ("<=", "<")):
             if low.target > high.target or (low.target == high.target and "=" not in low.op + high.op):
@@ -261,27 +266,26 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
     units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
     text = instruction.lower()
-    lookback = horizon = None
-    m = re.search(r"input_seq_len\s*[=:]\s*(\d+)", text)
-    if m:
-        lookback = int(m.group(1))
-    else:
-        m = (re.search(rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})?", text)
-             or re.search(rf"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?", text)
-             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:look[- ]?back|(?:input |history |context )?window"
-                          rf"|of (?:history|context))", text))
-        if m and (m.group(1) or m.group(2)):
-            lookback = _steps(m.group(1), m.group(2), step_s)
-    m = re.search(r"pred_seq_len\s*[=:]\s*(\d+)", text)
-    if m:
-        horizon = int(m.group(1))
-    else:
-        m = (re.search(rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?", text)
-             or re.search(rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})\b", text)
-             or re.search(rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:ahead|horizon|into the future)", text))
-        if m:
-            horizon = _steps(m.group(1), m.group(2), step_s)
+    lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
+        rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})?",
+        rf"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?",
+        rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:look[- ]?back|(?:input |history |context )?window"
+        rf"|of (?:history|context))"), step_s)
+    horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
+        rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?",
+        rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})\b",
+        rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:ahead|horizon|into the future)"), step_s)
     return lookback, horizon
+
+
+def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | None) -> int | None:
+    """A window given as a setting (INPUT_SEQ_LEN=96) as said; else the first phrase that matches, in steps: its
+    number (group 1) and its unit (group 2), either of which may be missing."""
+    m = re.search(setting, text)
+    if m:
+        return int(m.group(1))
+    m = next((found for phrase in phrases if (found := re.search(phrase, text))), None)
+    return _steps(m.group(1), m.group(2), step_s) if m and (m.group(1) or m.group(2)) else None
 
 
 def requested_clusters(instruction: str) -> int | None:

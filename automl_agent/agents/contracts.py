@@ -130,7 +130,7 @@ class Mention(Contract):
     words: str = Field(description="as the instruction (in its canonical form) says it")
     kind: str = Field(description="column or bound")
     placed_as: str | None = Field(description="target, input, left out, compared label, time, constraint NAME, "
-                                              "horizon, lookback, clusters, not the target; None when not placed")
+                                              "horizon, lookback, clusters; None when not placed")
 
 
 class SpecAudit(Contract):

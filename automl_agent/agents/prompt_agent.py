@@ -37,12 +37,12 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
     spec, corrections = cross_check(spec, instruction, profile, target_override)
     if corrections:
         brain.note_corrections(STEP, corrections)
-    spec.audit = audit(spec, instruction, profile, set(), reading.language, reading.rewrites)
-    _ask_about_unplaced(spec.audit, spec, profile)
+    spec.audit = audit(spec, instruction, profile, reading.language, reading.rewrites)
+    _ask_about_unplaced(spec.audit, spec)
     return spec, corrections
 
 
-def _ask_about_unplaced(found: SpecAudit, spec: RequirementSpec, profile: DataProfile) -> None:
+def _ask_about_unplaced(found: SpecAudit, spec: RequirementSpec) -> None:
     """Words of the instruction that went nowhere in the spec stop the run with a question naming them."""
     unplaced = found.unplaced
     if not unplaced:

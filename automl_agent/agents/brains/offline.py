@@ -114,6 +114,7 @@ class OfflineRules:
         metric = mentioned_metric(instruction, task) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)
+        lookback, horizon = requested_windows(instruction, profile.time_step_s)
         domain_words = [w for w in ("churn", "price", "customer", "medical", "finance", "retail", "energy", "wine") if w in instruction.lower()]
         return RequirementSpec(
             user=UserSpec(intent="build", expertise="medium"),
@@ -121,8 +122,7 @@ class OfflineRules:
                 area=AREA.get(task, "tabular data analysis"), downstream_task=task, application_domain=", ".join(domain_words),
                 description=instruction.strip(), metric=metric, metric_direction=metrics.direction(metric),
                 constraints=constraints, n_clusters=requested_clusters(instruction),
-                input_seq_len=requested_windows(instruction, profile.time_step_s)[0],
-                pred_seq_len=requested_windows(instruction, profile.time_step_s)[1],
+                input_seq_len=lookback, pred_seq_len=horizon,
             ),
             dataset=DatasetSpec(name=profile.path.rsplit("/", 1)[-1], modality=MODALITY.get(task, "tabular"), source="user-upload",
                                 path=profile.path, target=target),

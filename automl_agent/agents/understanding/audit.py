@@ -43,7 +43,7 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
             text[max(0, at - 1):at] in "`'\""]
 
 
-def _placement(name: str, spec: RequirementSpec, not_target: set[str], time_like: set[str]) -> str | None:
+def _placement(name: str, spec: RequirementSpec, time_like: set[str]) -> str | None:
     dataset, task = spec.dataset, spec.problem.downstream_task
     if name == dataset.target:
         return "compared label" if task == TaskType.tabular_clustering else "target"
@@ -51,8 +51,6 @@ def _placement(name: str, spec: RequirementSpec, not_target: set[str], time_like
         return "input"
     if name in dataset.excluded or name in dataset.left_out:
         return "left out"
-    if name in not_target:
-        return "not the target"
     if task == TaskType.time_series_forecasting and name in time_like:
         return "time or series"
     if not dataset.features and task != TaskType.time_series_forecasting:
@@ -60,7 +58,7 @@ def _placement(name: str, spec: RequirementSpec, not_target: set[str], time_like
     return None
 
 
-def audit(spec: RequirementSpec, text: str, profile: DataProfile, not_target: set[str], language: str = "en",
+def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str = "en",
           rewrites: list[str] | None = None) -> SpecAudit:
     """Each literal column name and each bound number of the (canonical) instruction, and where it went."""
     time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
@@ -69,12 +67,12 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, not_target: se
     for name, _ in sorted(_named_columns(text, profile), key=lambda x: x[1]):
         if any(m.words == name for m in mentions):
             continue
-        mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, not_target, time_like)))
+        mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, time_like)))
     problem = spec.problem
-    from ..constraints import _performance_bounds, parse_complexity
+    from ..constraints import stated_bounds
 
-    stated = [*problem.constraints, *_performance_bounds(text), *parse_complexity(text)]  # a second bound on one
-    # measure ('above 0.9 and below 0.8') is placed too: the feasibility check reads it next
+    # a second bound on one measure ('above 0.9 and below 0.8') is placed too: the feasibility check reads it next
+    stated = [*problem.constraints, *stated_bounds(text)]
     phrases = " | ".join(c.phrase.lower() for c in stated if c.phrase)
     windows = {problem.input_seq_len: "lookback", problem.pred_seq_len: "horizon", problem.n_clusters: "clusters"}
     for m in _NUMBER_AFTER_BOUND.finditer(text.lower()):
