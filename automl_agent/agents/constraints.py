@@ -240,6 +240,9 @@ _SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "d
 _CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|years?)"
 _WINDOW_UNITS = rf"(?:{_COUNTED}|{_CALENDAR})"
 _NUMBER_OR_ONE = r"(\d+(?:\.\d+)?|an?|one)"
+# words that may stand between a count and its unit: 'the next 10 trading days', '12 more months'
+_UNIT_ADJECTIVES = (r"(?:(?:trading|business|working|calendar|market|full|whole|more|further|additional|consecutive|"
+                    r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical)\s+)?")
 
 
 def _snapped(step_s: float) -> float:
@@ -265,16 +268,17 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     """(input length, forecast horizon) in steps of the data: from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, 'horizon: 24',
     'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
     units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
-    text = instruction.lower()
+    text = normalise(instruction)
+    unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
     lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
-        rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})?",
-        rf"\blookback\s*(?:window\s*)?(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?",
-        rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:look[- ]?back|(?:input |history |context )?window"
-        rf"|of (?:history|context))"), step_s)
+        rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
+        rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))"),
+        step_s)
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
-        rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*({_WINDOW_UNITS})?",
-        rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*({_WINDOW_UNITS})\b",
-        rf"{_NUMBER_OR_ONE}[- ]({_WINDOW_UNITS})\s+(?:ahead|horizon|into the future)"), step_s)
+        rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
+        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:ahead|out|forward|horizon|into the future)\b"), step_s)
     return lookback, horizon
 
 

@@ -43,13 +43,14 @@ _RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUN
                      rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{_COLUMN_NOUNS})|none of the "
                      rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
                      rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
-                     rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{_COLUMN_NOUNS}))\b")
+                     rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{_COLUMN_NOUNS})|(?:not|no|nothing)\s+"
+                     rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{_COLUMN_NOUNS}))?)\b")
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
     rf"wouldn't|would not|without|(?:won't|will not|doesn't|does not|don't|do not|can't|cannot) (?:let|allow) "
     rf"(?:us|me|you|it|them|the model)(?: to)?)\s+"
     rf"(?:to\s+)?(?:us(?:e|ing)|includ(?:e|ing)|look(?:ing)? at|consider(?:ing)?|feed(?:ing)?|rel(?:y|ying) on|"
-    rf"touch(?:ing)?|see(?:ing)?)\b{_LEAD_IN}",
+    rf"touch(?:ing)?|see(?:ing)?)\b(?:\s+(?:it|them|the model|the classifier|the regressor))?{_LEAD_IN}",
     rf"\b(?:exclud(?:e|es|ed|ing)|ignor(?:e|es|ed|ing)|leav(?:e|es|ing) out|left out|omit(?:s|ted|ting)?|"
     rf"drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|skip(?:s|ped|ping)?|throw(?:ing)? away|disregard(?:s|ed|ing)?)\b"
     rf"{_LEAD_IN}",
@@ -79,6 +80,11 @@ _LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in o
 # ('not RI') in parentheses leaves a column out too; 'predict price, not the carat' says what is not the target
 _NO_COLUMN = (r"(?:(?:^|[,.;:!?(]\s*|\band\s+|\bbut\s+)no|\(\s*not)\s+((?:[`'\"]?[\w. -]+?[`'\"]?)(?:\s*(?:,|\bor\b|\bnor\b)\s*"
               r"[`'\"]?[\w. -]+?[`'\"]?)*)\s*(?=[,;:!?()]|\.(?:\s|$)|\band\b|\bcolumns?\b|\bnames?\b|$)")
+# 'do not use estperf, ..., and obviously not the name either': a further column left out
+_NOT_EITHER = r"\b(?:not|nor)\s+(?:the\s+|its\s+|their\s+)?([\w.]+(?:\s+[\w.]+)?)\s+(?:either|too|as well|neither)\b"
+# 'so drop that too': the column the clause began with
+_DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|it)(?:\s+one)?(?:\s+out)?\s*"
+              r"(?:too|also|as well|out)?\b")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
 _ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{_COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
@@ -136,6 +142,9 @@ def _list_before(text: str, end: int) -> tuple[int, int] | None:
     for m in re.finditer(rf"\b(?:{_INPUT_VERBS})\b{_LEAD_IN}", head):
         opener = m
     if opener is None or re.search(r"[;?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
+        return None
+    if re.search(CLAUSE_BREAK, head[opener.end():]) or re.search(
+            r"\b(?:not|n't|never|don't|dont)\s*$", head[:opener.start()]):  # "don't use prof, it's only an ID"
         return None
     return opener.start(), opener.end()
 
@@ -316,6 +325,16 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
     for m in re.finditer(_EXCLUDE_AROUND, text):
         _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
     columns = [c for c in profile.columns if c.name != target]
+    for m in re.finditer(_NOT_EITHER, text):
+        names, _ = _columns_for(m.group(1), columns)
+        if len(names) == 1:
+            _exclude(choice, names, said[m.start():m.end()])
+    for m in re.finditer(_DROP_THAT, text):
+        clause = text[max((b.end() for b in re.finditer(r"[.;:!?,]\s*|\band\s+", text[:m.start()])), default=0):m.start()]
+        named = [(n.start(), c.name) for c in columns
+                 for n in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", clause)]
+        if named:  # 'SexCode is just Sex again as 0/1, so drop that too': the clause's first column
+            _exclude(choice, [min(named)[1]], said[m.start():m.end()])
     for m in re.finditer(_NO_COLUMN, text):
         items = [i.strip("`'\" ") for i in re.split(r",|\bor\b|\bnor\b", m.group(1)) if i.strip("`'\" ")]
         found = [_columns_for(i, columns) for i in items]

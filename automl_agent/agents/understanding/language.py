@@ -286,6 +286,28 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
     return re.sub(r"([^()]*?)\(([^()]+)\)", rewrite, text), notes
 
 
+_NOT_A_GLOSS = re.compile(r"\d|[<>=≤≥%]|\b(?:only|just|alone|except|excluding|without|not|no|never|use|using|from|with|by|"
+                          r"but|and not|drop|ignore|metric|score|accuracy|f1|auc|rmse|mae|r2|precision|recall|target|"
+                          r"label|input|inputs|feature|features|predict\w*)\b", re.IGNORECASE)
+
+
+def _glosses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'Predict tsales (annual store sales in dollars)': words in parentheses right after a column's name describe
+    that column; read on their own they would name other columns ('sales'), so they go."""
+    names = {c.lower() for c in columns}
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        name, inside = m.group(1), m.group(2)
+        if name.lower() not in names or _NOT_A_GLOSS.search(inside) or len(inside.split()) > 8 \
+                or all(i.strip().lower() in names for i in re.split(r",|/|&", inside)):
+            return m.group(0)
+        notes.append(f"({inside.strip()}) read as a description of {name}")
+        return name
+
+    return re.sub(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(([^()]+)\)", rewrite, text), notes
+
+
 def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'V1 to V9', 'x1-x5', 'V1 bis V9': numbered columns written as a range, listed one by one."""
     notes = []
@@ -337,6 +359,8 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
     text, notes = _formula(text)
     rewrites += notes
     text, notes = _named_in_parentheses(text, columns)
+    rewrites += notes
+    text, notes = _glosses(text, columns)
     rewrites += notes
     text, notes = _ranges(text, columns)
     rewrites += notes

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from ..contracts import ColumnProfile, DataProfile
-from .words import STOPWORDS, Token, expand_shorthand, name_parts, stem, tokens
+from .words import NUMBER_WORDS, STOPWORDS, Token, expand_shorthand, name_parts, stem, tokens
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -257,6 +257,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
         subject.append((m.start(1), m.end(1)))
         target.append((m.start(2), m.end(2)))
+    # 'survival model pls', 'a churn classifier', 'build a sales forecast': the words before the model name its target
+    for m in re.finditer(r"(?:^|[.;:!?]\s*|\b(?:a|an|the|build|train|make|fit|need|want|create|our|my|new)\s+)"
+                         r"((?:[\w.-]+\s+)?[\w.-]+)\s+(?:prediction\s+|forecasting\s+|classification\s+|regression\s+)?"
+                         r"(?:model|classifier|predictor|regressor|forecaster|forecast)s?\b", text):
+        target.append((m.start(1), m.end(1)))
     return {"target": target, "features": features, "negated": negated, "subject": subject}
 
 
@@ -286,8 +291,7 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
     """For each meaningful word of the column's name, the instruction's words that say it: (token, by concept).
     'this year' and 'per day' say when, not which column."""
     parts = name_parts(column.name)
-    words_at = [t for i, t in enumerate(toks)
-                if not (t.stem in TIME_STEMS and i > 0 and toks[i - 1].text in TIME_DETERMINERS)]
+    words_at = [t for i, t in enumerate(toks) if not _says_when(toks, i)]
     found = []
     for word, word_stem in zip(parts.words, parts.stems):
         # 'monthly traffic' says how often, not the Month column; 'monthly charges' does say monthly_charges
@@ -297,9 +301,27 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
     return found
 
 
+_DURATION_ADJECTIVES = {"trading", "business", "working", "calendar", "full", "whole", "more", "further", "additional",
+                        "consecutive", "following", "previous", "prior", "past", "coming", "next", "last", "upcoming"}
+
+
+def _says_when(toks: list[Token], i: int) -> bool:
+    """'this year', 'per day', '12 months', 'two years', 'the next 10 trading days': a time word that measures or
+    places a span of time, not the Year or Day column."""
+    if toks[i].stem not in TIME_STEMS or i == 0:
+        return False
+    before = toks[i - 1].text
+    if before in TIME_DETERMINERS or before.isdigit() or before in NUMBER_WORDS:
+        return True
+    return before in _DURATION_ADJECTIVES and i >= 2 and (toks[i - 2].text.isdigit() or toks[i - 2].text in NUMBER_WORDS
+                                                           or toks[i - 2].text in TIME_DETERMINERS)
+
+
 def _abbreviates(word: str, said: str, parts) -> bool:
     """A name word that is the start of a longer word said: 'mag' for magnitude, 'temp' for temperature, 'visib' for
     visibility; short ones only inside a longer name ('Loan_Amt' for amount)."""
+    if word.endswith("s") and len(word) >= 4 and said.endswith("s"):  # 'Apps' for applications
+        word = word[:-1]
     if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
         return False
     if len(parts.words) > 1:
@@ -515,6 +537,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             return TargetDecision(column=top.column, confidence=confidence, how=top.how, scores=scores,
                                   reason=_reason(top))
         names = [e.column for e in tied]
+        if len(tied) == 1 and _forecasts_its_own_history(text, profile.column(tied[0].column)):
+            top = tied[0]
+            return TargetDecision(column=top.column, confidence="medium", how=top.how, scores=scores,
+                                  reason=f"{_reason(top)}; a forecast reads the series' own past")
         if len(tied) == 1:  # only an input was named: never train on a column the user gave as an input
             names += [c.name for c in columns if c.name not in inputs and c.name not in excluded][:2]
             return TargetDecision(column=None, confidence="low", how="inputs only", ask=True, candidates=names[:3],
@@ -547,6 +573,13 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         ordered = sorted(similarities, key=lambda c: -similarities[c])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
                           reason="the instruction names no column of the data")
+
+
+def _forecasts_its_own_history(text: str, column: ColumnProfile) -> bool:
+    """'Using the previous two years of monthly CPI, forecast the next quarter': in a forecast the one series named
+    as what the model reads is also what it predicts."""
+    return column.kind == "numeric" and bool(re.search(r"\b(?:forecast\w*|project\w*|extrapolat\w*)\b", text)) \
+        and bool(re.search(r"\b(?:previous|past|last|prior|preceding)\s+(?:[\w.]+\s+){1,3}of\b", text))
 
 
 def _reason(e: _Evidence) -> str:
@@ -612,6 +645,16 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
     return None
 
 
+def _said_as_target(name: str, text: str) -> bool:
+    """The whole name said ('by customer_id'), and not where the words leave it out or give it as an input ('don't
+    feed it the Name column')."""
+    roles = _roles(text)
+    spaced_name = re.sub(r"[_\W]+", " ", name.lower()).strip()
+    spaced_text = re.sub(r"[_\W]", " ", text)  # same length: positions still line up with the roles
+    return any(not _within(m.start(), roles["negated"]) and not _within(m.start(), roles["features"])
+               for m in re.finditer(rf"(?<!\w){re.escape(spaced_name)}(?!\w)", spaced_text))
+
+
 def named_but_unusable(instruction: str, profile: DataProfile) -> str | None:
     """Why the column the instruction names cannot be predicted (it is empty, holds one value, or identifies rows),
     or None when it names no such column: said instead of asking which column was meant."""
@@ -625,7 +668,7 @@ def named_but_unusable(instruction: str, profile: DataProfile) -> str | None:
     column = _explicit(text, constants + ids) or next(
         (c for c in constants if any(e.score >= 0.7 for e in _mentions(c, text, toks))), None) or next(
         # an id only when its whole name is said ('by customer_id'): 'each student' is not 'student_id'
-        (c for c in ids if spaced(c.name) in spaced(text)), None)
+        (c for c in ids if _said_as_target(c.name, text)), None)
     if column is None:
         return None
     if column.kind == "identifier":

@@ -38,7 +38,7 @@ STOPWORDS = {
     "classifier", "regression", "classification", "task", "someone", "person", "people", "thing", "things",
 }
 
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
@@ -133,8 +133,8 @@ def numbers_to_digits(text: str) -> str:
             return
         total, current = 0, 0
         for w in run:
-            if w in _NUMBER_WORDS:
-                current += _NUMBER_WORDS[w]
+            if w in NUMBER_WORDS:
+                current += NUMBER_WORDS[w]
             elif w in _SCALE_WORDS:
                 current = max(current, 1) * _SCALE_WORDS[w]
                 if _SCALE_WORDS[w] >= 1000:
@@ -154,7 +154,7 @@ def numbers_to_digits(text: str) -> str:
         tail = piece[len(piece.rstrip(".,;:!?")):]
         if key == "and" and run and run[-1] in _SCALE_WORDS:  # 'one hundred and fifty'
             continue
-        if key in _NUMBER_WORDS or (key in _SCALE_WORDS and run):
+        if key in NUMBER_WORDS or (key in _SCALE_WORDS and run):
             run.append(key)
             pending_sep = ""
             if tail:
