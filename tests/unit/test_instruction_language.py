@@ -50,7 +50,7 @@ def test_formulas_bullets_thousands_and_parenthesised_columns_take_one_form():
     assert "50000 parameters" in canonical("at most 50,000 parameters").text
     said = canonical("Model visibility using only the moisture readings (humid, dewp, precip).",
                      ("visib", "humid", "dewp", "precip"))
-    assert said.text == "Model visibility using humid, dewp, precip only." and said.rewrites
+    assert said.text == "Model visibility using only humid, dewp, precip." and said.rewrites
 
 
 def test_a_lookup_question_is_refused_as_such():

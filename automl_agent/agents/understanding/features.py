@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
 from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list_start, _mentions, _word_matches
-from .words import STOPWORDS, expand_shorthand, name_parts, normalise, tokens
+from .words import STOPWORDS, abbreviates_phrase, expand_shorthand, name_parts, normalise, tokens
 
 # words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
 _INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
@@ -72,7 +72,7 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|,\s*(?:no|not|but not|except|without)\b|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
@@ -194,6 +194,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     by_initials = [c.name for c in columns if len(initials) >= 2 and c.name.lower() == initials]
     if len(bare.split()) > 1 and by_initials:  # 'refractive index' for RI
         return by_initials, False
+    content = [w for w in bare.split() if w not in STOPWORDS]
+    # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'
+    for words in (content, content[::-1] if len(content) == 2 else []):
+        spelled = [c.name for c in columns if len(words) > 1 and abbreviates_phrase(c.name, words)]
+        if len(spelled) == 1:  # 'body weight' for Bwt
+            return spelled, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
     for kind, pattern in _KIND_WORDS.items():

@@ -11,11 +11,15 @@ names), longest phrase first; words that are column names of the table are never
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from ..metrics import ALIASES
 
 # function words that tell the languages apart in short sentences (none of them an English word)
 _MARKERS = {
@@ -108,7 +112,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "mehr als": "more than", "unter": "under", "über": "above", "unterhalb von": "below",
         "genauigkeit": "accuracy", "trefferquote": "accuracy", "präzision": "precision", "sensitivität": "recall",
         "mittlere absolute fehler": "mean absolute error", "mittlerer absoluter fehler": "mean absolute error",
-        "mittleren absoluten fehlers": "mean absolute error",
+        "mittleren absoluten fehlers": "mean absolute error", "mittleren absoluten fehler": "mean absolute error",
+        "mittleren quadratischen fehler": "mean squared error", "mittlere quadratische fehler": "mean squared error",
+        "bewertet": "evaluated", "bewerte": "evaluate", "bewerten": "evaluate", "gemessen": "measured",
         "wurzel des mittleren quadratischen fehlers": "root mean squared error",
         "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
         "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
@@ -185,10 +191,53 @@ _VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|aussc
                     r"(?:nicht|auf keinen fall|keinesfalls|niemals) (?:verwenden|benutzen|nutzen))\b", r"without \1")}
 
 
+_DATA_WORDS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "data_words.json"
+# German separable verbs: 'Sag das Gehalt vorher' is 'predict the salary'
+_SEPARABLE = {"de": (r"\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvoraus\b|\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvorher\b",
+                     lambda m: "predict" + (m.group(1) or m.group(2)))}
+
+
+@lru_cache(maxsize=1)
+def _data_words() -> dict[str, dict[str, str]]:
+    """language -> {word as written there: the English word}, from knowledge/data_words.json."""
+    entries = json.loads(_DATA_WORDS_PATH.read_text(encoding="utf-8"))
+    out: dict[str, dict[str, str]] = {"fr": {}, "de": {}, "es": {}}
+    for english, forms in entries.items():
+        if english.startswith("_"):
+            continue
+        for lang, words in forms.items():
+            out[lang].update({w: english for w in words})
+    return out
+
+
+def _compound(word: str, parts: dict[str, str]) -> list[str] | None:
+    """'verbraucherpreisindex' -> ['consumer', 'price', 'index']: a German compound as known parts, with the linking
+    's' or 'es' between them."""
+    if word in parts:
+        return [parts[word]]
+    for cut in range(len(word) - 3, 2, -1):
+        head = word[:cut]
+        if head not in parts:
+            continue
+        rest = word[cut:]
+        for link in ("", "s", "es", "n", "en"):
+            if rest.startswith(link) and len(rest) - len(link) >= 3:
+                tail = _compound(rest[len(link):], parts)
+                if tail:
+                    return [parts[head], *tail]
+    return None
+
+
 def _translate(text: str, lang: str) -> str:
     if lang in _VERB_LAST:
         text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
-    lexicon = {**{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
+    if lang in _SEPARABLE:
+        text = re.sub(*_SEPARABLE[lang], text, flags=re.IGNORECASE)
+    words = _data_words()[lang]
+    if lang == "de":  # compounds first, while their parts are still whole words
+        text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",
+                      lambda m: " ".join(_compound(m.group(1).lower(), words) or [m.group(1)]), text, flags=re.IGNORECASE)
+    lexicon = {**words, **{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
     phrases = sorted(lexicon, key=len, reverse=True)
     pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w\x00])", re.IGNORECASE)
     text = pattern.sub(lambda m: lexicon[m.group(1).lower()], text)
@@ -212,8 +261,52 @@ def _numbers_as_written(text: str, lang: str) -> str:
     return re.sub(r"(\d)\s+%", r"\1%", text)
 
 
+# the words requests are made of, which a typo must not hide from the rules ('absolut', 'acuracy', 'regresion');
+# column names are never corrected
+_VOCABULARY = ("absolute", "accuracy", "precision", "recall", "squared", "percentage", "error", "average", "median",
+               "predict", "forecast", "classify", "classification", "regression", "cluster", "clustering", "estimate",
+               "without", "except", "excluding", "horizon", "lookback", "latency", "milliseconds", "seconds", "minutes",
+               "megabytes", "training", "inference", "silhouette", "adjusted", "normalized", "mutual", "information",
+               "logarithmic", "sensitivity", "specificity", "whether", "probability", "features", "columns")
+
+
+def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """A word one letter off a request word (two for long words), starting with the same letter, is that word."""
+    from rapidfuzz.distance import Levenshtein
+
+    names = {c.lower() for c in columns}
+    notes = []
+
+    def fix(m: re.Match) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if len(low) < 5 or low in names or low in _VOCABULARY or low.rstrip("s") in _VOCABULARY:
+            return word
+        for right in _VOCABULARY:
+            allowed = 1 if len(right) < 8 else 2
+            if right[0] == low[0] and abs(len(right) - len(low)) <= allowed \
+                    and Levenshtein.distance(low, right, score_cutoff=allowed) <= allowed \
+                    and not right.startswith(low + "s") and not low.startswith(right):
+                notes.append(f"{word!r} read as {right!r}")
+                return right
+        return word
+
+    return re.sub(r"(?<![\w.])[A-Za-z]+(?![\w.])", fix, text), notes
+
+
+def _learner_english(text: str) -> str:
+    """'less of 10' is 'less than 10', 'more big than 0.55' 'more than 0.55', 'not more than' 'no more than': what
+    people write for a comparison, in the form the bound rules read."""
+    text = re.sub(r"\b(less|more|lower|higher|smaller|bigger|greater|fewer)\s+of\s+(?=[$€£]?\d)", r"\1 than ", text,
+                  flags=re.IGNORECASE)
+    text = re.sub(r"\bmore\s+(?:big|large|high|great|good)\s+than\b", "more than", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bmore\s+(?:small|low|little)\s+than\b", "less than", text, flags=re.IGNORECASE)
+    return re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+
+
 _FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+)"
-                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?P<end>,|(?=[;\n]|$))")
+                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?P<end>,|(?=[;\n]|$|\s+(?:and|then|with|"
+                      r"using|report\w*|evaluat\w*|scor\w*|optimi[sz]\w*|measur\w*|metric|please|pls)\b))")
 
 
 def _formula(text: str) -> tuple[str, list[str]]:
@@ -232,7 +325,8 @@ def _formula(text: str) -> tuple[str, list[str]]:
             out = f"predict {target} using only {', '.join(terms)}"
         notes.append(f"formula {m.group(0).strip()!r} read as {out!r}")
         lead = m.group("lead")
-        return ("" if re.match(r"\s*\w", lead) else lead) + out + (";" if m.group("end") else "")
+        rest = m.string[m.end():].lstrip()
+        return ("" if re.match(r"\s*\w", lead) else lead) + out + (";" if m.group("end") or (rest and rest[0] not in ";\n") else "")
 
     return _FORMULA.sub(rewrite, text), notes
 
@@ -273,6 +367,8 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         before = m.group(1)
         starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
         cut = max(starts, default=0)
+        joined = re.match(r"\s*(?:and|or|plus|as well as)\b", before)  # '(a, b) and the scores (c, d)'
+        cut = joined.end() if cut == 0 and joined else cut
         description = before[cut:]
         if not description.strip():  # 'from (state, sex, age)': the parentheses only group the list
             return before + ", ".join(names[i.lower()] for i in items)
@@ -281,14 +377,14 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         kept = " ".join(re.findall(_KEPT_WORDS, description, flags=re.IGNORECASE))
         listed = ", ".join(names[i.lower()] for i in items)
         notes.append(f"{description.strip()!r} read as the columns named after it: {listed}")
-        return before[:cut] + " " + listed + (f" {kept}" if kept else "")
+        return before[:cut] + (f" {kept}" if kept else "") + " " + listed
 
     return re.sub(r"([^()]*?)\(([^()]+)\)", rewrite, text), notes
 
 
 _NOT_A_GLOSS = re.compile(r"\d|[<>=≤≥%]|\b(?:only|just|alone|except|excluding|without|not|no|never|use|using|from|with|by|"
-                          r"but|and not|drop|ignore|metric|score|accuracy|f1|auc|rmse|mae|r2|precision|recall|target|"
-                          r"label|input|inputs|feature|features|predict\w*)\b", re.IGNORECASE)
+                          r"but|and not|drop|ignore|metric|score|target|label|input|inputs|feature|features|predict\w*|"
+                          + "|".join(re.escape(a) for a in ALIASES) + r")\b", re.IGNORECASE)
 
 
 def _glosses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -356,6 +452,10 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         translated = _reordered(translated)
         rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
         text = translated
+    if lang == "en":
+        text = _learner_english(text)
+        text, notes = _spelling(text, columns)
+        rewrites += notes
     text, notes = _formula(text)
     rewrites += notes
     text, notes = _named_in_parentheses(text, columns)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from ..contracts import ColumnProfile, DataProfile
-from .words import NUMBER_WORDS, STOPWORDS, Token, expand_shorthand, name_parts, stem, tokens
+from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -114,8 +114,18 @@ def eligible_columns(profile: DataProfile) -> list[ColumnProfile]:
     return [c for c in profile.columns if c.kind not in NOT_TARGETS]
 
 
+# verbs whose noun is spelt otherwise: 'what it will sell for' is the SalePrice, 'whether they died' the death
+_VERB_NOUNS = {"sell": "sale", "sells": "sale", "selling": "sale", "sold": "sale", "die": "death", "dies": "death",
+               "died": "death", "dead": "death", "buy": "purchas", "buys": "purchas", "bought": "purchas",
+               "pay": "payment", "pays": "payment", "paid": "payment", "lose": "loss", "loses": "loss", "lost": "loss",
+               "grow": "growth", "grows": "growth", "grew": "growth", "grown": "growth", "weigh": "weight",
+               "weighs": "weight", "weighed": "weight", "high": "height", "tall": "height", "long": "length",
+               "wide": "width", "deep": "depth", "spend": "spending", "spent": "spending", "earn": "earning",
+               "earned": "earning", "earns": "earning"}
+
+
 def _word_matches(token: Token, word: str, word_stem: str) -> bool:
-    if token.stem == word_stem or token.text == word:
+    if token.stem == word_stem or token.text == word or _VERB_NOUNS.get(token.text) in (word_stem, word):
         return True
     if len(word_stem) >= 4 and len(token.stem) >= 4 and (token.stem.startswith(word_stem) or word_stem.startswith(token.stem)):
         return True
@@ -210,6 +220,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
             continue  # 'a second opinion from a model' names no inputs
         if re.search(r"\b(?:is|are|was|were|comes?|came|originat\w*)\s+from$", text[:a]):
             continue  # 'whether the customer is from France' asks where from
+        if re.search(r"\b(?:ends?|ended|ending|winds?|wound|wind|come|comes|came)\s+(?:up|away|out)\s+with$", text[:a]):
+            target.append((a, b))  # 'which instructors end up with tenure' asks for the tenure
+            continue
         if re.search(r"\b(?:classif\w*|categori[sz]\w*|label\w*|sort\w*|tag\w*)\b[^.;,]*\bby\s*$", text[:a]):
             target.append((a, b))  # 'classify iris flowers by species': the classes, not an input
             continue
@@ -343,6 +356,15 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
             run = content[i:i + len(name)]
             if "".join(t.text[0] for t in run) == name:
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
+    if compact(column.name):
+        # 'Bwt' for 'body weight', 'lvrat' for 'loan value ratio': words that stand together and spell the name
+        for i, first in enumerate(toks):
+            for n in (2, 3, 4):
+                run = toks[i:i + n]
+                if len(run) == n and not any(t.text in STOPWORDS for t in run) \
+                        and run[-1].start - first.end <= 12 * n and abbreviates_phrase(column.name, [t.text for t in run]) \
+                        and not any(e.start == first.start for e in out):
+                    out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):
         for anchor, anchor_by_concept in hits:

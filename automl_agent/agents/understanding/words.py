@@ -168,3 +168,42 @@ def numbers_to_digits(text: str) -> str:
         out.append(piece)
     flush()
     return "".join(out)
+
+
+def abbreviates_phrase(name: str, words: list[str]) -> bool:
+    """'Bwt' abbreviates 'body weight', 'Hwt' 'heart weight', 'CPI' 'consumer price index', 'lvrat' 'loan value
+    ratio': every word gives the name its first letter and maybe more of its letters, in order, and nothing of the
+    name is left over."""
+    if not compact(name) or not words or len(words) > len(name):
+        return False
+    name = name.lower()
+
+    @lru_cache(maxsize=None)
+    def fits(i: int, j: int) -> bool:  # name[i:] from words[j:]
+        if j == len(words):
+            return i == len(name)
+        word = words[j]
+        if i >= len(name) or name[i] != word[0]:
+            return False
+        # the first letter, then any letters of the same word in order, then the next word
+        k = i + 1
+        pos = 1
+        if fits(k, j + 1):
+            return True
+        while k < len(name):
+            found = word.find(name[k], pos)
+            if found < 0:
+                return False
+            k, pos = k + 1, found + 1
+            if fits(k, j + 1):
+                return True
+        return False
+
+    return fits(0, 0)
+
+
+def compact(name: str) -> bool:
+    """A name written short ('Bwt', 'CPI', 'lvrat'), not a word ('age'): letters only, few vowels or all capitals."""
+    if not name.isalpha() or not 2 <= len(name) <= 6:
+        return False
+    return name.isupper() or sum(ch in "aeiou" for ch in name.lower()) / len(name) <= 0.4
