@@ -9,6 +9,7 @@ from functools import lru_cache
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
+from ..metrics import ALIASES
 from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list_start, _mentions, _word_matches
 from .words import STOPWORDS, abbreviates_phrase, expand_shorthand, name_parts, normalise, tokens
 
@@ -72,7 +73,9 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|,\s*(?:no|not|but not|except|without)\b|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
+             r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
+             r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")

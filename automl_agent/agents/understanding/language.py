@@ -97,7 +97,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "précédentes": "previous", "derniers": "last", "dernières": "last", "des": "of the", "de la": "of the",
         "du": "of the", "de": "of", "les": "the", "le": "the", "la": "the", "l'": "the ", "et": "and", "ou": "or",
         "avec": "with", "pour": "for", "par": "per", "chaque": "each", "ne pas": "not", "pas": "not",
-        "donnent la date": "give the date", "doit": "must", "doit être": "must be",
+        "donnent la date": "give the date", "comme": "as", "sur": "on", "je voudrais": "i would like to",
+        "pouvez-vous": "can you", "peux-tu": "can you", "est": "is", "sont": "are", "qui": "that", "doit": "must", "doit être": "must be",
     },
     "de": {
         "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
@@ -123,7 +124,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "mit": "with", "für": "for", "jeden": "each", "jede": "each", "jedes": "each", "der": "the", "die": "the",
         "das": "the", "den": "the", "dem": "the", "des": "of the", "von": "of", "bitte": "please", "welcher": "which",
         "welche": "which", "welches": "which", "höchste": "highest", "höchsten": "highest", "durchschnitt": "average",
-        "nicht": "not",
+        "nicht": "not", "ob": "whether", "ist": "is", "sind": "are", "vorhersagt": "predicts",
+        "vorhergesagt": "predicted", "ein": "a", "eine": "a", "einen": "a", "im": "in the", "ich möchte": "i want to",
+        "möchte": "want to", "soll": "should", "sollte": "should",
     },
     "es": {
         "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
@@ -271,7 +274,8 @@ _VOCABULARY = ("absolute", "accuracy", "precision", "recall", "squared", "percen
 
 
 def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
-    """A word one letter off a request word (two for long words), starting with the same letter, is that word."""
+    """A word one letter off a request word (two for words of ten letters or more), starting with the same letter, is
+    that word."""
     from rapidfuzz.distance import Levenshtein
 
     names = {c.lower() for c in columns}
@@ -283,7 +287,7 @@ def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         if len(low) < 5 or low in names or low in _VOCABULARY or low.rstrip("s") in _VOCABULARY:
             return word
         for right in _VOCABULARY:
-            allowed = 1 if len(right) < 8 else 2
+            allowed = 2 if min(len(right), len(low)) >= 10 else 1  # 'trading' is not 'training
             if right[0] == low[0] and abs(len(right) - len(low)) <= allowed \
                     and Levenshtein.distance(low, right, score_cutoff=allowed) <= allowed \
                     and not right.startswith(low + "s") and not low.startswith(right):
@@ -362,8 +366,8 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
     def rewrite(m: re.Match) -> str:
         items = [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", m.group(2))]
         items = [i for i in items if i]
-        if not items or not all(i.lower() in names for i in items):
-            return m.group(0)
+        if items and not all(i.lower() in names for i in items):
+            return _distributed(m, items, columns)
         before = m.group(1)
         starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
         cut = max(starts, default=0)
@@ -402,6 +406,23 @@ def _glosses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         return name
 
     return re.sub(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(([^()]+)\)", rewrite, text), notes
+
+
+def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str:
+    """'the bill (length and depth)' -> 'bill_length_mm and bill_depth_mm': the word before the parentheses with each
+    word inside names a column (its name holds both, in that order)."""
+    head = re.search(r"([A-Za-z]+)\s*$", m.group(1))
+    if head is None:
+        return m.group(0)
+    squashed = {re.sub(r"[^a-z0-9]", "", c.lower()): c for c in columns}
+    found = []
+    for item in items:
+        key = re.sub(r"[^a-z0-9]", "", (head.group(1) + item).lower())
+        hits = [c for s, c in squashed.items() if s.startswith(key)]
+        if len(hits) != 1:
+            return m.group(0)
+        found.append(hits[0])
+    return m.group(1)[:head.start()] + " and ".join(found)
 
 
 def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:

@@ -42,7 +42,8 @@ NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|excl
 NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
 # a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
 CLAUSE_BREAK = (r",\s*(?:so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|"
-                r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|make|keep|show|"
+                r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
+                r"find out|look whether|make|keep|show|"
                 r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
 AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|might|may|should|gets?|goes|ends? up|"
                r"is going to|are going to")

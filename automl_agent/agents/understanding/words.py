@@ -206,4 +206,5 @@ def compact(name: str) -> bool:
     """A name written short ('Bwt', 'CPI', 'lvrat'), not a word ('age'): letters only, few vowels or all capitals."""
     if not name.isalpha() or not 2 <= len(name) <= 6:
         return False
-    return name.isupper() or sum(ch in "aeiou" for ch in name.lower()) / len(name) <= 0.4
+    vowels = sum(ch in "aeiou" for ch in name.lower()) / len(name)
+    return name.isupper() or vowels <= 0.25 or (len(name) >= 4 and vowels <= 0.4)  # 'Low' and 'sex' are words
