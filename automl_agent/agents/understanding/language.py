@@ -231,6 +231,12 @@ def _compound(word: str, parts: dict[str, str]) -> list[str] | None:
     return None
 
 
+def _compound_read(word: str, parts: dict[str, str]) -> str:
+    """A compound in its English parts; a whole word is left to the phrase lexicon ('als Merkmale' -> 'as features')."""
+    found = _compound(word.lower(), parts)
+    return " ".join(found) if found and len(found) > 1 else word
+
+
 def _translate(text: str, lang: str) -> str:
     if lang in _VERB_LAST:
         text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
@@ -239,7 +245,7 @@ def _translate(text: str, lang: str) -> str:
     words = _data_words()[lang]
     if lang == "de":  # compounds first, while their parts are still whole words
         text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",
-                      lambda m: " ".join(_compound(m.group(1).lower(), words) or [m.group(1)]), text, flags=re.IGNORECASE)
+                      lambda m: _compound_read(m.group(1), words), text, flags=re.IGNORECASE)
     lexicon = {**words, **{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
     phrases = sorted(lexicon, key=len, reverse=True)
     pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w\x00])", re.IGNORECASE)
@@ -287,7 +293,8 @@ def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         if len(low) < 5 or low in names or low in _VOCABULARY or low.rstrip("s") in _VOCABULARY:
             return word
         for right in _VOCABULARY:
-            allowed = 2 if min(len(right), len(low)) >= 10 else 1  # 'trading' is not 'training
+            # 'presicion' swaps two letters; 'trading' is not 'training'
+            allowed = 2 if min(len(right), len(low)) >= 10 or sorted(low) == sorted(right) else 1
             if right[0] == low[0] and abs(len(right) - len(low)) <= allowed \
                     and Levenshtein.distance(low, right, score_cutoff=allowed) <= allowed \
                     and not right.startswith(low + "s") and not low.startswith(right):

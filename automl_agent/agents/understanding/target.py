@@ -271,6 +271,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
         subject.append((m.start(1), m.end(1)))
         target.append((m.start(2), m.end(2)))
+    # "a cardholder's average spending": the owner is the row, what it owns is asked about
+    for m in re.finditer(r"\b([\w-]+)'s\s+(?=[a-z])", text):
+        subject.append((m.start(1), m.end(1)))
     # 'survival model pls', 'a churn classifier', 'build a sales forecast': the words before the model name its target
     for m in re.finditer(r"(?:^|[.;:!?]\s*|\b(?:a|an|the|build|train|make|fit|need|want|create|our|my|new)\s+)"
                          r"((?:[\w.-]+\s+)?[\w.-]+)\s+(?:prediction\s+|forecasting\s+|classification\s+|regression\s+)?"
@@ -464,10 +467,17 @@ def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> s
     return "none"
 
 
-def _drop_modifiers(tied: list[_Evidence]) -> list[_Evidence]:
-    """In 'a smoking ban' the first word qualifies the second: when one tied column's words stand right before
-    another's, the second (the head of the phrase) is meant."""
-    return [e for e in tied if not any(o is not e and 0 <= o.start - e.end <= 1 for o in tied)]
+def _drop_modifiers(tied: list[_Evidence], text: str) -> list[_Evidence]:
+    """In 'a smoking ban' the first word qualifies the second: when one tied column's words stand before another's in
+    the same noun phrase ('major derogatory reports'), the last (the head of the phrase) is meant."""
+    def qualifies(e: _Evidence, o: _Evidence) -> bool:
+        between = text[e.end:o.start] if o.start >= e.end else None
+        if between is None or not re.fullmatch(r"[ -]?|\s+(?:[a-z]+\s+){1,2}", between) \
+                or any(w in STOPWORDS for w in between.split()):
+            return False
+        after = re.match(r"\s*([a-z]+)", text[o.end:])
+        return after is None or after.group(1) in STOPWORDS  # o ends the phrase: 'sale' in 'median sale price' does not
+    return [e for e in tied if not any(o is not e and qualifies(e, o) for o in tied)]
 
 
 def _answer_kind(text: str) -> str | None:
@@ -550,7 +560,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         top = said[0] if said else ranked[0]
         tied = [top] + [e for e in ranked if e is not top and e.weighted >= top.weighted * 0.75 and not (
             top.role == "target" and e.role != "target")]
-        tied = _drop_modifiers(tied) if len(tied) > 1 else tied
+        tied = _drop_modifiers(tied, text) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named

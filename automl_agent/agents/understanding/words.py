@@ -190,8 +190,9 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         pos = 1
         if fits(k, j + 1):
             return True
-        while k < len(name):
-            found = word.find(name[k], pos)
+        last = j == len(words) - 1
+        while k < len(name) and (last or k - i < 2):  # only the last word gives more than two letters ('months' is
+            found = word.find(name[k], pos)           # not 'monthly spending')
             if found < 0:
                 return False
             k, pos = k + 1, found + 1
