@@ -404,7 +404,7 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
     inside a list of inputs ('use `cement` and `water` as the only predictors')."""
     from .features import input_spans
 
-    inputs = [(a, b) for _, a, b, _, _ in input_spans(text)]
+    inputs = [(a, b) for _, a, b, _, _ in input_spans(text)] + _roles(text)["negated"]  # 'do not use the column low'
     for column in sorted(columns, key=lambda c: -len(c.name)):
         n = re.escape(column.name.lower())
         patterns = (
@@ -541,7 +541,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
                                for a, b, name in spans)]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
-        if mentions and not kept:
+        if mentions and (not kept or any(e.how == "name" and _within(e.start, roles["negated"]) for e in mentions)):
+            # 'from everything except bwt': a column left out by name is not the target, whatever else says it
             excluded.append(column.name)
             continue
         for e in kept:
