@@ -581,12 +581,13 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                                   scores=scores, reason=f"the instruction names {tied[0].column!r} only as an input")
         return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=names[:4], scores=scores,
                               reason=f"the instruction fits several columns equally ({', '.join(names[:4])})")
+    absent = _asked_for_but_absent(text, scores)
     remaining = [c for c in columns if c.name not in excluded and c.name not in inputs] or [
         c for c in columns if c.name not in excluded]
     if len(remaining) == 1:
         return TargetDecision(column=remaining[0].name, confidence="high", how="only", scores=scores,
                               reason=f"{remaining[0].name!r} is the only column a model can predict here")
-    from_file = _filename_match(profile.path, remaining)
+    from_file = _filename_match(profile.path, remaining) if not absent else None
     if from_file is not None:
         return TargetDecision(column=from_file, confidence="medium", how="filename", scores=scores,
                               reason=f"the data file is named {Path(profile.path).name!r}")
@@ -606,7 +607,30 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if similarities:
         ordered = sorted(similarities, key=lambda c: -similarities[c])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
-                          reason="the instruction names no column of the data")
+                          reason=f"no column of the data answers to {absent!r}: the table may not hold it" if absent
+                          else "the instruction names no column of the data")
+
+
+# words of a target phrase that say nothing of what is asked for ('the value', 'each one', 'how much')
+_EMPTY_WORDS = {"each", "every", "s", "how", "much", "many", "number", "value", "values", "outcome", "outcomes", "result",
+                "results", "target", "label", "labels", "it", "its", "this", "that", "them", "amount", "level", "will",
+                "be", "is", "are", "was", "what", "when", "where", "in", "per", "new", "future", "next", "later", "row",
+                "rows", "record", "records", "one", "ones", "all", "please", "pls", "for", "me", "us", "their", "his", "her",
+                "whose", "going", "likely", "probability", "chance", "score", "class", "category", "kind", "type", "here",
+                "now", "then", "also", "just", "only", "accurately", "well", "exactly", "precisely", "again", "too",
+                "good", "great", "best", "better", "accurate", "simple", "nice", "quick", "fast", "decent", "robust",
+                "reliable", "solid", "strong", "small", "tiny", "light", "model", "models", "something", "anything"}
+
+
+def _asked_for_but_absent(text: str, scores: dict[str, float]) -> str | None:
+    """'Predict each professor's number of publications' on a table without them: the words after the verb name
+    something, and nothing in the table answers to them. The phrase, or None. Such a request is asked about, never
+    answered from the file's name ('Salaries.csv')."""
+    if any(v >= 0.2 for v in scores.values()) or not re.search(rf"\b(?:{TARGET_VERBS})\b", text):
+        return None
+    phrase = target_phrase(text)
+    content = [w for w in re.findall(r"[a-z]+", phrase) if w not in STOPWORDS and w not in _EMPTY_WORDS and len(w) > 2]
+    return phrase.strip() if content else None
 
 
 def _forecasts_its_own_history(text: str, column: ColumnProfile) -> bool:
