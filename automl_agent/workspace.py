@@ -71,12 +71,23 @@ class DataSource(BaseModel):
         return value
 
 
+class OpenQuestion(BaseModel):
+    """What a run stopped to ask: which column to predict, or which columns a limit on the inputs means."""
+
+    kind: Literal["target", "inputs"]
+    question: str
+    candidates: list[str] = Field(default_factory=list, description="the columns the answer is most likely among")
+    hint: str = ""
+
+
 class RunRecord(BaseModel):
     run_id: str
     status: Literal["running", "planned", "succeeded", "failed", "rejected", "interrupted"] = Field(
         default="running", description="planned: a dry run, which stops after PLAN; interrupted: stopped by Ctrl-C "
                                        "or SIGTERM, nothing registered after that")
     message: str = ""
+    question: OpenQuestion | None = Field(default=None, description="set when the run stopped to ask (exit 2; a "
+                                                                    "deployment run pauses for the answer)")
     instruction: str
     data_path: str = ""
     data_snapshot: str = Field(default="", description="the run's typed copy of the table (Parquet), which every "

@@ -27,7 +27,7 @@ from ..data.finder import find_and_snapshot, resolve_reference
 from ..data.inputs import is_url, localize, read_input
 from ..data import sanity, snapshot
 from ..data.profile import class_balance
-from ..errors import UserFacingError
+from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .. import sandbox
 from ..sandbox import isolation_summary
 from ..scoring import success_score
@@ -38,7 +38,9 @@ from ..retrieval import DataShape, parse_selection
 from ..tasks.common import call_stage
 from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 from ..tracking import Tracker
-from ..workspace import ConstraintRecord, DataSource, LLMUsage, PlanRecord, RunRecord, Workspace, new_run_id
+from ..workspace import (ConstraintRecord, DataSource, LLMUsage, OpenQuestion, PlanRecord, RunRecord, Workspace,
+                         new_run_id)
+from .questions import MAX_QUESTIONS, answered
 
 # image tables point at files beside them and graphs are folders: those are read where they lie
 SNAPSHOT_SKIPPED = {TaskType.image_classification, TaskType.node_classification}
@@ -137,6 +139,11 @@ def run(
                          run_id=new_run_id())
     configure_environment(options.workdir_path)
     record = run_automl(options, Reporter(quiet=True, logger=get_run_logger()))
+    for asked in range(MAX_QUESTIONS):  # the CLI exits 2 with the question; a deployment run pauses for the answer
+        if record.question is None:
+            break
+        options = answered(record, options, key=f"question-{asked + 1}")
+        record = run_automl(options, Reporter(quiet=True, logger=get_run_logger()))
     if record.status != "succeeded":
         raise RuntimeError(f"automl-agent run {record.run_id} {record.status}: {record.message}")
     return record
@@ -166,6 +173,10 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
                                                "data_path": record.data_path,
                                                "training_pool": options.training_pool or "local"})
         results = _run_stages(ctx, record)
+    except (TargetUnclear, InputsUnclear) as exc:
+        record.status, record.message = exc.status, str(exc)
+        record.question = OpenQuestion(kind="target" if isinstance(exc, TargetUnclear) else "inputs",
+                                       question=exc.problem, candidates=getattr(exc, "candidates", []), hint=exc.hint)
     except UserFacingError as exc:
         record.status, record.message = exc.status, str(exc)
     except (KeyboardInterrupt, TerminationSignal):  # Ctrl-C or SIGTERM: the record says so, then it ends

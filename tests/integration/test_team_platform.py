@@ -148,3 +148,40 @@ def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registr
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=60)
+
+
+def _wait_state(api: str, flow_run_id: str, states: set[str], timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = _api("GET", f"{api}/flow_runs/{flow_run_id}")
+        if run["state_type"] in states | TERMINAL:
+            return run
+        time.sleep(1)
+    raise AssertionError(f"flow run {flow_run_id} reached none of {states} in {timeout} s")
+
+
+def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_with_the_answer(stack, small_churn):
+    env, api, tracking = stack["env"], stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    if httpx.get(f"{api}/deployments/name/automl-agent/run", timeout=30).status_code == 404:
+        assert subprocess.run([*CLI, "deploy"], capture_output=True, text=True, timeout=120, env=env).returncode == 0
+    deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
+    parameters = {"instruction": "Predict the charges.", "data": str(small_churn), "budget": 6, "plans": 1,
+                  "model_name": "asked-charges"}
+    created = _api("POST", f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters})
+
+    paused = _wait_state(api, created["id"], {"PAUSED"}, timeout=300)
+    assert paused["state_type"] == "PAUSED", paused["state"]
+    keys = paused["state"]["state_details"]["run_input_keyset"]
+    form = _api("GET", f"{api}/flow_runs/{created['id']}/input/{keys['description']}")
+    text = form if isinstance(form, str) else json.dumps(form)
+    assert "monthly_charges" in text and "total_charges" in text  # the question and its candidates
+    schema = _api("GET", f"{api}/flow_runs/{created['id']}/input/{keys['schema']}")
+    assert {"target", "instruction"} <= set((json.loads(schema) if isinstance(schema, str) else schema)["properties"])
+
+    _api("POST", f"{api}/flow_runs/{created['id']}/resume", json={"run_input": {"target": "total_charges"}})
+    finished = _wait_flow_run(api, created["id"], timeout=420)
+    assert finished["state_type"] == "COMPLETED", finished["state"]
+    client = MlflowClient(tracking)
+    version = client.get_model_version_by_alias("asked-charges", "champion")
+    spec = json.loads(Path(client.download_artifacts(version.run_id, "requirement_spec.json")).read_text())
+    assert spec["dataset"]["target"] == "total_charges" and spec["problem"]["downstream_task"] == "tabular_regression"
