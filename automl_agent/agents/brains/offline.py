@@ -318,7 +318,7 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
     column = profile.column(target) if target else None
     has_time = any(c.kind == "datetime" for c in profile.columns)
     forecast_said = any(w in text for w in FORECAST_WORDS) or bool(re.search(r"\bproject(?:ed|ion|ions|s)?\b|\bextrapolat", text)) \
-        or requested_windows(text)[1] is not None
+        or requested_windows(text)[1] is not None or bool(re.search(r"\b(?:hourly|daily|weekly|monthly|quarterly|yearly)\b", text))
     if has_time and forecast_said and (column is None or column.kind == "numeric"):
         return TaskType.time_series_forecasting
     has_text = any(c.kind == "text" and c.name != target for c in profile.columns)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from ..contracts import ColumnProfile, DataProfile
 from ..metrics import ALIASES
 from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list_start, _mentions, _word_matches
-from .words import STOPWORDS, abbreviates_phrase, expand_shorthand, name_parts, normalise, tokens
+from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, name_parts, normalise, tokens
 
 # words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
 _INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
@@ -226,19 +226,11 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
     columns, when there are exactly n. Any other count names no group."""
     said = [t for t in tokens(words) if t.text not in STOPWORDS and t.text not in _GENERIC]
     by_words = [c.name for c in columns if usable_kind(c) and any(
-        _name_says(c.name, t) or any(_shortens(w, t.text) for w in name_parts(c.name).words) for t in said)]
+        _name_says(c.name, t) or any(shortens(w, t.text) for w in name_parts(c.name).words) for t in said)]
     if len(by_words) == n:
         return by_words
     numeric = [c.name for c in columns if c.kind == "numeric" and usable_kind(c)]
     return numeric if len(numeric) == n and n > 1 else []
-
-
-def _shortens(short: str, word: str) -> bool:
-    """'yrs' shortens 'years', 'hp' 'horsepower': the same first letter, the rest in order."""
-    if len(short) < 2 or len(word) <= len(short) or short[0] != word[0]:
-        return False
-    rest = iter(word[1:])
-    return all(ch in rest for ch in short[1:])
 
 
 def _name_says(name: str, token) -> bool:

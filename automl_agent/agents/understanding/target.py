@@ -271,6 +271,10 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
         subject.append((m.start(1), m.end(1)))
         target.append((m.start(2), m.end(2)))
+    # 'the life expectancy of the country': what it is said of is the row, not what is asked
+    for m in re.finditer(r"\b(?:of|for)\s+(?:the|each|every|a|an|this|that|one)\s+([\w-]+)(?=\s*(?:[.,;:!?]|$|\b(?:from|using|"
+                         r"with|based|given|by)\b))", text):
+        subject.append((m.start(1), m.end(1)))
     # "a cardholder's average spending": the owner is the row, what it owns is asked about
     for m in re.finditer(r"\b([\w-]+)'s\s+(?=[a-z])", text):
         subject.append((m.start(1), m.end(1)))
@@ -360,8 +364,9 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
             run = content[i:i + len(name)]
             if "".join(t.text[0] for t in run) == name:
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
-    if compact(column.name):
-        # 'Bwt' for 'body weight', 'lvrat' for 'loan value ratio': words that stand together and spell the name
+    if compact(column.name) or (column.name.isalpha() and len(column.name) >= 5):
+        # 'Bwt' for 'body weight', 'lvrat' for 'loan value ratio', 'airco' for 'air conditioning': words that stand
+        # together and spell the name
         for i, first in enumerate(toks):
             for n in (2, 3, 4):
                 run = toks[i:i + n]

@@ -174,7 +174,11 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
     """'Bwt' abbreviates 'body weight', 'Hwt' 'heart weight', 'CPI' 'consumer price index', 'lvrat' 'loan value
     ratio': every word gives the name its first letter and maybe more of its letters, in order, and nothing of the
     name is left over."""
-    if not compact(name) or not words or len(words) > len(name):
+    if not words or len(words) > len(name) or not name.isalpha():
+        return False
+    # a name that could be a word ('airco', 'recroom') is spelt only by two or more letters of every word
+    least = 1 if compact(name) else 2
+    if least == 2 and (len(name) < 5 or len(words) < 2):
         return False
     name = name.lower()
 
@@ -188,15 +192,16 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         # the first letter, then any letters of the same word in order, then the next word
         k = i + 1
         pos = 1
-        if fits(k, j + 1):
+        if least == 1 and fits(k, j + 1):
             return True
         last = j == len(words) - 1
-        while k < len(name) and (last or k - i < 2):  # only the last word gives more than two letters ('months' is
-            found = word.find(name[k], pos)           # not 'monthly spending')
+        # only the last word gives more than a few letters: 'months' is not 'monthly spending'
+        while k < len(name) and (last or k - i < (2 if least == 1 else 4)):
+            found = word.find(name[k], pos)
             if found < 0:
                 return False
             k, pos = k + 1, found + 1
-            if fits(k, j + 1):
+            if k - i >= least and fits(k, j + 1):
                 return True
         return False
 
@@ -209,3 +214,11 @@ def compact(name: str) -> bool:
         return False
     vowels = sum(ch in "aeiou" for ch in name.lower()) / len(name)
     return name.isupper() or vowels <= 0.25 or (len(name) >= 4 and vowels <= 0.4)  # 'Low' and 'sex' are words
+
+
+def shortens(short: str, word: str) -> bool:
+    """'yrs' shortens 'years', 'hp' 'horsepower': the same first letter, the rest in order."""
+    if len(short) < 2 or len(word) <= len(short) or short[0] != word[0]:
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in short[1:])
