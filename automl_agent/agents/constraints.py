@@ -145,9 +145,10 @@ _TIME_UNITS = {"ms": 1.0, "millisecond": 1.0, "milliseconds": 1.0, "msec": 1.0, 
                "min": 60_000.0, "mins": 60_000.0, "minute": 60_000.0, "minutes": 60_000.0,
                "h": 3_600_000.0, "hour": 3_600_000.0, "hours": 3_600_000.0,
                "us": 0.001, "µs": 0.001, "microsecond": 0.001, "microseconds": 0.001}
-_SIZE_UNITS = {"kb": 1 / 1024, "mb": 1.0, "gb": 1024.0, "kib": 1 / 1024, "mib": 1.0, "gib": 1024.0,
-               "megabytes": 1.0, "megabyte": 1.0, "kilobytes": 1 / 1024, "kilobyte": 1 / 1024, "gigabytes": 1024.0,
-               "gigabyte": 1024.0}
+# kB, MB, GB as people read them (1 MB = 1000 kB); KiB, MiB, GiB are binary
+_SIZE_UNITS = {"kb": 1 / 1000, "mb": 1.0, "gb": 1000.0, "kib": 1 / 1024, "mib": 1.0, "gib": 1024.0,
+               "megabytes": 1.0, "megabyte": 1.0, "kilobytes": 1 / 1000, "kilobyte": 1 / 1000, "gigabytes": 1000.0,
+               "gigabyte": 1000.0}
 _COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
 _SIZE_AND_TIME = r"\b(?:ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|kb|mb|gb|params?|parameters?|millisec\w*)\b"
 _TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"
@@ -273,6 +274,7 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
         rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))"),
         step_s)
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (

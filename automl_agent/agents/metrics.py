@@ -29,10 +29,12 @@ MEASURES: dict[str, tuple[str, str]] = {
 
 # words in an instruction -> measure name; longest phrases are tried first
 ALIASES: dict[str, str] = {
-    "accuracy": "accuracy", "acc": "accuracy",
+    "accuracy": "accuracy", "acc": "accuracy", "right answer": "accuracy", "the right answer": "accuracy",
+    "correct answer": "accuracy", "correct answers": "accuracy", "correctly classified": "accuracy",
     "f1 score": "f1", "f1-score": "f1", "f1": "f1", "f-score": "f1", "f score": "f1",
     "precision": "precision", "recall": "recall", "sensitivity": "recall",
-    "roc auc": "roc_auc", "roc-auc": "roc_auc", "auc": "roc_auc", "auroc": "roc_auc",
+    "roc auc": "roc_auc", "area under the roc curve": "roc_auc", "area under the curve": "roc_auc",
+    "area under the roc": "roc_auc", "roc-auc": "roc_auc", "auc": "roc_auc", "auroc": "roc_auc",
     "r2": "r2", "r^2": "r2", "r squared": "r2", "r-squared": "r2", "r²": "r2",
     "rmse": "rmse", "root mean squared error": "rmse", "root mean square error": "rmse",
     "rmsle": "rmsle", "root mean squared log error": "rmsle", "root mean squared logarithmic error": "rmsle",

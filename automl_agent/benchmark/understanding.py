@@ -32,7 +32,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout3": Path(__file__).with_name("instructions_holdout3.yaml"),
            "holdout4": Path(__file__).with_name("instructions_holdout4.yaml"),
            "holdout5": Path(__file__).with_name("instructions_holdout5.yaml"),
-           "holdout6": Path(__file__).with_name("instructions_holdout6.yaml")}
+           "holdout6": Path(__file__).with_name("instructions_holdout6.yaml"),
+           "holdout7": Path(__file__).with_name("instructions_holdout7.yaml"),
+           "holdout8": Path(__file__).with_name("instructions_holdout8.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

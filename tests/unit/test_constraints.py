@@ -17,7 +17,7 @@ def described(text):
      ["accuracy >= 0.9", "latency_ms < 200", "n_parameters < 2e+08"]),
     ("achieve an RMSLE no more than 0.1 and training under 2 minutes", ["rmsle <= 0.1", "training_time_s < 120"]),
     ("Each request has to be answered in less than fifteen milliseconds", ["latency_ms < 15"]),
-    ("recall of at least ninety percent, the model no bigger than 500 KB", ["model_size_mb <= 0.488281", "recall >= 0.9"]),
+    ("recall of at least ninety percent, the model no bigger than 500 KB", ["model_size_mb <= 0.5", "recall >= 0.9"]),
     ("it must respond in 5 ms or less, and AUC of 0.8 or better", ["latency_ms <= 5", "roc_auc >= 0.8"]),
     ("accuracy is not what we care about; use F1", []),
     ("accuracy not less than 0.8", ["accuracy >= 0.8"]),

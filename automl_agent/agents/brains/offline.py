@@ -305,8 +305,9 @@ def _asks_for_column(instruction: str, profile: DataProfile, target: str | None)
     text = instruction.lower()
     if target is None or re.search(r"\bcluster", text):
         return False
-    return (bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text))
-            and understood_target(instruction, profile).column == target)
+    decision = understood_target(instruction, profile)
+    return decision.column == target and (decision.how == "explicit"  # '- target: group'
+                                          or bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text)))
 
 
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:

@@ -81,6 +81,10 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
                        if c.phrase and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", c.phrase.lower())), None)
         if placed is None and number in phrases:
             placed = "constraint"
+        if placed is None:  # 'at least 60% ..., i.e. a precision of 0.6 or better': the same bound said twice
+            share = float(number) / 100 if m.group(2) else None
+            placed = next((f"constraint {c.name}" for c in stated if share is not None and abs(c.target - share) < 1e-9),
+                          None)
         if placed is None:
             value = float(number)
             placed = windows.get(int(value)) if value.is_integer() else None

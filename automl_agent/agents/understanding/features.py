@@ -17,7 +17,8 @@ from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, na
 _INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
                 r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
                 r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
-_ONLY = r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than"
+_ONLY = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
+         r"nothing more than|nothing beyond")
 _COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
 _LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{_COLUMN_NOUNS})\b\s*)*"
 # where a restriction list opens
@@ -31,7 +32,7 @@ _RESTRICT_OPENERS = (
     rf"\bnothing (?:but|except|other than|else than)\b{_LEAD_IN}",
     rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{_COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
-    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
+    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
 )
@@ -73,9 +74,10 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
+_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
-             r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+             r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
+             rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
@@ -304,6 +306,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
     choice = FeatureChoice()
     for start, a, b, end, strength in input_spans(text):
         chunk = text[a:b]
+        if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
+            continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
         names_inputs = bool(re.search(rf"\b(?:{_COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
         columns, unresolved = _resolve(chunk, profile, target)
         if not columns and not names_inputs and not _about_inputs(chunk):

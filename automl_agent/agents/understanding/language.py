@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
+from .words import NUMBER_WORDS
 
 # function words that tell the languages apart in short sentences (none of them an English word)
 _MARKERS = {
@@ -192,6 +193,9 @@ def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 # German puts the verb last: 'student bitte weglassen' is 'without student'
 _VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|"
                     r"(?:nicht|auf keinen fall|keinesfalls|niemals) (?:verwenden|benutzen|nutzen))\b", r"without \1")}
+# 'nur Ausbildung, Erfahrung und Alter verwenden': 'using only' what stands between
+_ONLY_VERB_LAST = {"de": (r"\bnur\s+([^.;!?]{1,120}?)\s+(?:verwenden|benutzen|nutzen|einsetzen|berücksichtigen)\b",
+                          r"using only \1")}
 
 
 _DATA_WORDS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "data_words.json"
@@ -240,6 +244,8 @@ def _compound_read(word: str, parts: dict[str, str]) -> str:
 def _translate(text: str, lang: str) -> str:
     if lang in _VERB_LAST:
         text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
+    if lang in _ONLY_VERB_LAST:
+        text = re.sub(*_ONLY_VERB_LAST[lang], text, flags=re.IGNORECASE)
     if lang in _SEPARABLE:
         text = re.sub(*_SEPARABLE[lang], text, flags=re.IGNORECASE)
     words = _data_words()[lang]
@@ -312,7 +318,25 @@ def _learner_english(text: str) -> str:
                   flags=re.IGNORECASE)
     text = re.sub(r"\bmore\s+(?:big|large|high|great|good)\s+than\b", "more than", text, flags=re.IGNORECASE)
     text = re.sub(r"\bmore\s+(?:small|low|little)\s+than\b", "less than", text, flags=re.IGNORECASE)
-    return re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+    number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
+    # 'a precision of 0.6 or better', '80% or more': the bound after its number
+    text = re.sub(rf"{number}\s+or\s+(?:better|higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
+    text = re.sub(rf"{number}\s+or\s+(?:less|lower|fewer|below|under|smaller)\b", r"at most \1", text, flags=re.IGNORECASE)
+    # 'anything below 0.80 will not be signed off': what is refused states the floor
+    text = re.sub(rf"\b(?:anything|everything|nothing|a score|any score|any model)\s+(?:below|under|less than|lower than)\s+{number}"
+                  r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
+                  r"at least \1", text, flags=re.IGNORECASE)
+    text = re.sub(rf"\b(?:anything|everything|a score|any score|any model)\s+(?:above|over|more than|higher than)\s+{number}"
+                  r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
+                  r"at most \1", text, flags=re.IGNORECASE)
+    # 'six respondents in ten', '3 out of 4': a share
+    words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+    def share(m: re.Match) -> str:
+        a, b = (int(NUMBER_WORDS.get(g.lower(), g)) if not g.isdigit() else int(g) for g in (m.group(1), m.group(2)))
+        return f"{100 * a / b:g}%" if 0 < a <= b else m.group(0)
+    return re.sub(rf"\b(\d+|{words})\s+(?:[a-z]+\s+){{0,2}}?(?:in|out of)\s+(\d+|{words})\b(?!\s*(?:days|weeks|months|years|hours))",
+                  share, text, flags=re.IGNORECASE)
 
 
 _FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+)"
@@ -381,8 +405,14 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         joined = re.match(r"\s*(?:and|or|plus|as well as)\b", before)  # '(a, b) and the scores (c, d)'
         cut = joined.end() if cut == 0 and joined else cut
         description = before[cut:]
-        if not description.strip():  # 'from (state, sex, age)': the parentheses only group the list
-            return before + ", ".join(names[i.lower()] for i in items)
+        if not description.strip():  # 'from (state, sex, age)': the parentheses enumerate the inputs
+            verb = re.search(r"\b(?:from|using|use|with|on|by|given|based on)\s*$", before, flags=re.IGNORECASE)
+            return before + ("only " if verb else "") + ", ".join(names[i.lower()] for i in items)
+        joined_inside = re.search(r"^(.*\b(?:and|or))\s+(.+)$", description)
+        if joined_inside and joined_inside.group(2).strip().lower() not in names:
+            # 'except state and the four charge columns (a, b, c, d)': the description is what follows 'and'
+            cut += len(joined_inside.group(1))
+            description = before[cut:]
         if description.strip().lower() in names:
             return m.group(0)
         kept = " ".join(re.findall(_KEPT_WORDS, description, flags=re.IGNORECASE))

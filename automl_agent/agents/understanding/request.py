@@ -52,7 +52,10 @@ STEERING = {
 # 4-cylinder cars?'): a lookup or a summary, answered by a query, not by a model
 LOOKUP = re.compile(r"(?:^|[.!?;]\s*)(?:which|what|who|where|when|how many|how much)\b[^.!?;]*\b(?:highest|lowest|most|"
                     r"least|largest|smallest|biggest|maximum|minimum|max|min|average|mean|total|sum|median|top|"
-                    r"best|worst)\b")
+                    r"best|worst)\b"
+                    # 'How many of the homes listed here are condos?': a count of rows
+                    r"|(?:^|[.!?;]\s*)how many (?:of )?(?:the |these |those )?(?:(?!does\b|do\b|did\b|will\b|would\b|can\b)[\w-]+ ){1,4}"
+                    r"(?:are|were|is)\b")
 PREDICTIVE = re.compile(r"\b(?:predict|forecast|estimat|model|classif|cluster|will|would|next|future|tomorrow|expect|"
                         r"likely|could we|can we|can you|can i|train|learn|guess)\w*")
 SMALLTALK = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|thanks|thank you)\b"
