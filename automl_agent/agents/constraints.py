@@ -177,8 +177,11 @@ def parse_complexity(instruction: str) -> list[Constraint]:
         clause = re.split(r"[.;]|\band\b|,", before)[-1]
         if _negated_before(text, m.start()):
             continue
+        if re.search(rf"(?<![\w-])(?:{errors})(?![\w-])\s*(?:is|should be|must be|of|:)?\s*(?:under|below|less than|"
+                     r"at most|no more than|within|<=?|≤)?\s*(?:about\s+)?$", clause):
+            continue  # "RMSE under 600 seconds" is an error measured in seconds
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
-        window = before + text[m.end():m.end() + 30]
+        window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
         if re.search(rf"\b(?:{_TRAINING_WORDS})", clause):
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
         elif unit in {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"} \

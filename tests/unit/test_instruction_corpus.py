@@ -34,8 +34,9 @@ def test_most_instructions_are_understood_exactly(results, corpus):
     assert overall["share"] >= FLOORS[corpus], [r.id for r in results[corpus] if not r.understood]
 
 
-# written blind, first contact measured before the reader was changed for them (benchmarks/results)
-FIRST_CONTACT_FLOORS = {"holdout4": 0.65, "holdout5": 0.45, "holdout6": 0.44}
+# written blind, first contact measured before the reader was changed for them (benchmarks/results); holdout8 has not
+# been used for any change: its floor is its first contact
+FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))

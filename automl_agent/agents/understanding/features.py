@@ -41,7 +41,8 @@ _RESTRICT_OPENERS = (
 _ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{_COLUMN_NOUNS}|ones?)\b|"
               r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
               r"need|have)\b)")  # 'glucose and age are all it may look at'
-_RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS})\b)",
+_RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS}|observed|known|available|recorded|measured|"
+                     r"collected|filled|present|seen|valid|defined|computed|calculated|exist|exists|make sense)\b)",
                      rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{_COLUMN_NOUNS})|none of the "
                      rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
                      rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
@@ -146,7 +147,7 @@ def _list_before(text: str, end: int) -> tuple[int, int] | None:
     opener = None
     for m in re.finditer(rf"\b(?:{_INPUT_VERBS})\b{_LEAD_IN}", head):
         opener = m
-    if opener is None or re.search(r"[;?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
+    if opener is None or re.search(r"[;:?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
         return None
     if re.search(CLAUSE_BREAK, head[opener.end():]) or re.search(
             r"\b(?:not|n't|never|don't|dont)\s*$", head[:opener.start()]):  # "don't use prof, it's only an ID"
