@@ -123,7 +123,7 @@ def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None) -
                 [sys.executable, "-m", "automl_agent.prefect_server", "--port", str(port),
                  "--idle-minutes", str(idle_minutes)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                env=_server_env())
+                env=_server_env(port))
         info = ServerInfo(url=f"http://127.0.0.1:{port}", port=port, pid=proc.pid, prefect_home=str(_home()),
                           started_at=time.time(), idle_minutes=idle_minutes)
         _info_path().write_text(info.model_dump_json(indent=2))
@@ -165,9 +165,11 @@ def stop(timeout: float = 15.0) -> bool:
     return True
 
 
-def _server_env() -> dict[str, str]:
+def _server_env(port: int) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     env.update({
+        # the UI asks the server where its API is (/ui-settings); unset, it answers 127.0.0.1:4200
+        "PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api",
         "PREFECT_HOME": str(_home()),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_UI_ENABLED": "true",

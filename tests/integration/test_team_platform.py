@@ -85,6 +85,8 @@ def test_stack_status_reports_every_part_healthy(stack):
     assert status.returncode == 0 and report["healthy"]
     assert {c["name"] for c in report["components"]} == {"prefect-server", "mlflow", "worker-cpu", "worker-gpu"}
     assert set(stack["exports"]) == {"PREFECT_API_URL", "MLFLOW_TRACKING_URI"}
+    api = stack["exports"]["PREFECT_API_URL"]  # the UI finds its API where the stack serves it, not at :4200
+    assert httpx.get(api.removesuffix("/api") + "/ui-settings", timeout=30).json()["api_url"] == api
 
 
 def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registry(stack, small_churn):
