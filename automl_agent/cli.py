@@ -12,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from . import model_commands, schedule_commands
 from .errors import UserFacingError
 from .settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
 
@@ -32,6 +33,9 @@ team platform (the same commands point at a team's servers through PREFECT_API_U
   automl-agent deploy                        # deployments automl-agent/run, automl-agent/bench, training
   prefect deployment run 'automl-agent/run' -p instruction="Predict churn" -p data=/abs/path/churn.csv
   automl-agent serve models:/churn-tabular_classification@champion --port 3000
+  automl-agent schedule add "Predict churn" --data /abs/churn.csv --model-name churn --cron '0 3 * * 1'
+  automl-agent models list churn-tabular_classification    # versions, aliases, why each holds its alias
+  automl-agent models rollback churn-tabular_classification --reason "v3 misroutes VIP customers"
   automl-agent stack down
 """
 
@@ -88,7 +92,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="tries an LLM operation agent gets to write a script that runs, each shown the previous "
                           "error; then the skeleton renderer's script runs (default 2)")
     run.add_argument("--memory-mb", type=int, default=8192, help="memory cap of the training sandbox (default 8192)")
-    run.add_argument("--model-name", help="registered model name (default: <data file>-<task>)")
+    run.add_argument("--model-name", help="registered model name (default: <data file>-<task>). A new version "
+                                          "becomes @champion only if it scores at least as well as the current one on "
+                                          "the same held-out rows and takes the same inputs; else @challenger")
+    run.add_argument("--allow-schema-change", action="store_true",
+                     help="let a version whose input columns differ from the champion's take @champion (its callers "
+                          "must change too)")
     run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
     run.add_argument("--training-pool", default=os.environ.get("AUTOML_AGENT_TRAINING_POOL") or None, metavar="POOL",
                      help="train the generated script as a flow run on this Prefect work pool (e.g. gpu; needs "
@@ -177,6 +186,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=None,
                        help="server processes, each with the model loaded (default: the number of cores, at most 4)")
 
+    model_commands.add_parser(sub, [_global_options(with_defaults=False)])
+    schedule_commands.add_parser(sub, [_global_options(with_defaults=False)])
+
     demo = sub.add_parser("demo", help="open the Gradio demo of a run's model")
     demo.add_argument("run_id")
     demo.add_argument("--port", type=int, default=7860)
@@ -205,6 +217,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
                              code_attempts=args.code_attempts,
                              memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id,
+                             allow_schema_change=args.allow_schema_change,
                              tracking_uri=args.tracking_uri, training_pool=args.training_pool, dry_run=args.dry_run,
                              retrieval_budget_s=args.retrieval_budget,
                              **({"retrieval": args.retrieval} if args.retrieval else {}))
@@ -337,7 +350,7 @@ def _summary(record, reporter, workdir: Path) -> None:
         rows.append((f"{c.name} {c.op} {c.target:g}", f"{'met' if c.satisfied else 'NOT met'} (measured {measured})"))
     if record.registered_model:
         rm = record.registered_model
-        rows.append(("registered", f"models:/{rm.name}@{rm.alias} (version {rm.version})"))
+        rows.append(("registered", f"models:/{rm.name}/{rm.version} as @{rm.alias}"))
         rows.append(("bento", str(record.bento_tag)))
         rows.append(("serve", f"automl-agent --workdir {workdir} serve {record.run_id}"))
         rows.append(("demo", f"automl-agent --workdir {workdir} demo {record.run_id}"))
@@ -658,7 +671,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
-                "server": cmd_server, "bench": cmd_bench, "stack": cmd_stack, "deploy": cmd_deploy}
+                "server": cmd_server, "bench": cmd_bench, "stack": cmd_stack, "deploy": cmd_deploy,
+                "models": model_commands.cmd_models, "schedule": schedule_commands.cmd_schedule}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

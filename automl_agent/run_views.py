@@ -116,7 +116,10 @@ def describe_run(r: RunRecord) -> str:
         lines.append(f"  revisions:    {r.revisions}; success score {r.success_score}")
     if r.registered_model:
         m = r.registered_model
-        lines.append(f"  registered:   models:/{m.name}@{m.alias} (version {m.version})")
+        lines.append(f"  registered:   models:/{m.name}/{m.version} (@{m.alias} when registered; `automl-agent models list "
+                     f"{m.name}` shows who holds each alias now)")
+        if m.standing:
+            lines.append(f"  why @{m.alias}: {m.standing.reason}")
     if r.bento_tag:
         lines.append(f"  bento:        {r.bento_tag}")
     if r.report_path:

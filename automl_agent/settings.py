@@ -32,6 +32,8 @@ class RunOptions(BaseModel):
     n_jobs: int = Field(default_factory=lambda: os.cpu_count() or 1)
     run_id: str | None = None
     model_name: str | None = None
+    allow_schema_change: bool = Field(default=False, description="a version whose inputs differ from the champion's "
+                                                                  "may take @champion (callers must change too)")
     seed: int = 0
     tracking_uri: str | None = Field(default=None, description="MLflow tracking URI; None: MLFLOW_TRACKING_URI, "
                                                                "else the workspace's sqlite file")

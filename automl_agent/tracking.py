@@ -15,10 +15,10 @@ from typing import Any
 
 import mlflow
 from mlflow.entities import RunStatus
-from mlflow.models import infer_signature
 from mlflow.tracking import MlflowClient
 
 from .agents.brains.base import Transcript
+from .deployments.frames import consumer_signature
 from .settings import is_remote_tracking, point_mlflow_at
 from .workspace import RegisteredModel
 
@@ -199,13 +199,14 @@ class Tracker:
         self.client.end_trace(root.trace_id, outputs=totals, end_time_ns=end_ns)
         return root.trace_id
 
-    def log_model(self, run_id: str, model: Any, example: Any, name: str, alias: str, requirements: list[str],
+    def log_model(self, run_id: str, model: Any, example: Any, name: str, requirements: list[str],
                   schema: dict[str, Any], description: str = "") -> tuple[RegisteredModel, str]:
-        """Log and register the model; the serving schema travels in the model's metadata, so a bento can be built
-        from the registry alone (`automl-agent serve models:/NAME@champion`)."""
+        """Log and register the model, without an alias (the champion gate gives it one); the serving schema travels
+        in the model's metadata, so a bento can be built from the registry alone (`automl-agent serve
+        models:/NAME@champion`)."""
         trusted = trusted_types(model)
         requirements = requirements + [f"{lib}=={package_version(lib)}" for lib in model_libraries(trusted)]
-        signature = infer_signature(example)
+        signature = consumer_signature(example, schema)
         # MLflow prints "Successfully registered..." to stderr itself; the flow reports the registration instead.
         with mlflow.start_run(run_id=run_id), contextlib.redirect_stderr(io.StringIO()):
             info = mlflow.sklearn.log_model(model, name="model", input_example=example, signature=signature,
@@ -213,9 +214,8 @@ class Tracker:
                                             serialization_format="skops", skops_trusted_types=trusted,
                                             metadata={SCHEMA_METADATA_KEY: schema})
         version = str(info.registered_model_version)
-        self.client.set_registered_model_alias(name, alias, version)
         self.client.set_model_version_tag(name, version, "mlflow_run_id", run_id)
         self.client.set_model_version_tag(name, version, "task", schema.get("task", ""))
         if description:
             self.client.update_model_version(name, version, description=description)
-        return RegisteredModel(name=name, version=version, alias=alias), f"models:/{name}/{version}"
+        return RegisteredModel(name=name, version=version, alias=""), f"models:/{name}/{version}"

@@ -15,10 +15,23 @@ from .agents.contracts import SourceReport, SpecAudit
 from .errors import UserFacingError
 
 
+class Standing(BaseModel):
+    """Where a new model version stands against the champion it would replace, and why (the champion gate)."""
+
+    alias: Literal["champion", "challenger", "candidate"]
+    reason: str
+    metric: str
+    score: float | None = Field(default=None, description="the new version on its run's held-out rows")
+    n_rows: int = 0
+    champion_version: str | None = None
+    champion_score: float | None = Field(default=None, description="the champion on the same rows")
+
+
 class RegisteredModel(BaseModel):
     name: str
     version: str
     alias: str
+    standing: Standing | None = None
 
 
 class ConstraintRecord(BaseModel):

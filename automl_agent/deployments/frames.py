@@ -1,9 +1,10 @@
 """Records in the training table's own dtypes, for the registered signature, the bento and the demo alike.
 
-An integer column of the training table is declared `long` in the MLflow signature, so a registry consumer who
-reads the very CSV the model was trained on (pandas gives int64) passes MLflow's schema check. Served records
-come as JSON numbers (and may be null): integral values of an integer column become int64, anything else float64,
-and the bento and the demo call the model itself after their own validation."""
+A numeric column is declared `any` in the MLflow signature: pandas gives int64 for an integer column read from a
+CSV, float64 as soon as one value is blank, and int64 again for a hand-made frame of whole numbers in a float
+column; MLflow's `long` and `double` each refuse one of those, and the model's own imputer handles the blanks.
+Served records come as JSON numbers (and may be null): integral values of an integer column become int64,
+anything else float64, and the bento and the demo call the model itself after their own validation."""
 
 from __future__ import annotations
 
@@ -29,11 +30,28 @@ def example_frame(schema: dict[str, Any]) -> pd.DataFrame:
     return typed_frame(pd.DataFrame.from_records(schema["example"], columns=names), schema["columns"])
 
 
+def consumer_signature(example: pd.DataFrame, schema: dict[str, Any]):
+    """The registered signature: columns and kinds as inferred from the example, numeric columns as `any`."""
+    from mlflow.models import ModelSignature, infer_signature
+    from mlflow.types.schema import AnyType, ColSpec, Schema
+
+    inferred = infer_signature(example)
+    numeric = {c["name"] for c in schema["columns"] if c["type"] == "number"}
+    inputs = [ColSpec(AnyType(), spec.name, required=spec.required) if spec.name in numeric else spec
+              for spec in inferred.inputs.inputs]
+    return ModelSignature(inputs=Schema(inputs), outputs=inferred.outputs)
+
+
 def describe_version(schema: dict[str, Any], spec_summary: dict[str, Any]) -> str:
-    """The registered model version's description: what it does, how good it is, and how to call it."""
+    """The registered model version's description: what it does, how good it is, and how to call it (this version
+    when its number is known, the champion otherwise)."""
+    uri = (f"models:/{spec_summary['name']}/{spec_summary['version']}" if "version" in spec_summary
+           else f"models:/{spec_summary['name']}@champion")
     lines = [f"**{spec_summary['task'].replace('_', ' ')}** of `{schema.get('target') or '-'}` from "
-             f"`{spec_summary['data']}`, trained by automl-agent run `{spec_summary['run_id']}`.", "",
-             "| metric (held-out test) | value |", "|---|---|"]
+             f"`{spec_summary['data']}`, trained by automl-agent run `{spec_summary['run_id']}`.", ""]
+    if spec_summary.get("standing"):
+        lines += [f"Registered as {spec_summary['standing']}", ""]
+    lines += ["| metric (held-out test) | value |", "|---|---|"]
     lines += [f"| {k} | {v:.4g} |" for k, v in spec_summary["metrics"].items()]
     if spec_summary["constraints"]:
         lines += ["", "Constraints: " + "; ".join(
@@ -43,9 +61,12 @@ def describe_version(schema: dict[str, Any], spec_summary: dict[str, Any]) -> st
     lines += ["", f"Input columns: {columns}" + (" ..." if len(schema["columns"]) > 30 else ""), "",
               "Call it:", "```python",
               "import mlflow, pandas as pd",
-              f"model = mlflow.pyfunc.load_model('models:/{spec_summary['name']}@champion')",
-              "model.predict(pd.read_csv('rows.csv'))  # the training table's columns and dtypes",
+              f"model = mlflow.pyfunc.load_model('{uri}')",
+              "model.predict(pd.read_csv('rows.csv'))  # the training table's columns; blanks are fine",
               "```",
-              f"or `automl-agent serve models:/{spec_summary['name']}@champion`, then POST /predict "
+              f"or `automl-agent serve {uri}`, then POST /predict "
               '`{"records": [{column: value, ...}]}`.']
+    if "version" in spec_summary:
+        lines += ["", f"`models:/{spec_summary['name']}@champion` is whichever version holds the alias now "
+                      f"(`automl-agent models list {spec_summary['name']}`)."]
     return "\n".join(lines)

@@ -124,7 +124,11 @@ def run(
     plans: int = Field(default=3, ge=1, le=8, description="Plans executed in parallel."),
     training_pool: Optional[str] = Field(default=None, description="Work pool that trains the script (e.g. gpu); "
                                                                    "empty: in this flow run's process."),
-    model_name: Optional[str] = Field(default=None, description="Registered model name; empty: <data>-<task>."),
+    model_name: Optional[str] = Field(default=None, description="Registered model name; empty: <data>-<task>. A new "
+                                                               "version takes @champion only if it scores at least "
+                                                               "as well on the same held-out rows."),
+    allow_schema_change: bool = Field(default=False, description="Let a version whose input columns differ from the "
+                                                                 "champion's take @champion."),
     retrieval: Optional[str] = Field(default=None, description="Knowledge sources for planning: auto, none, or a list "
                                                               "of arxiv,kaggle,hf,web,openml; empty: the worker's "
                                                               "AUTOML_AGENT_RETRIEVAL, else auto."),
@@ -134,7 +138,7 @@ def run(
 
     options = RunOptions(instruction=instruction, data_path=data or None, target=target or None, budget_s=budget, llm=llm,
                          n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
-                         **({"retrieval": retrieval} if retrieval else {}),
+                         allow_schema_change=allow_schema_change, **({"retrieval": retrieval} if retrieval else {}),
                          workdir=os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace"),
                          run_id=new_run_id())
     configure_environment(options.workdir_path)
@@ -484,12 +488,27 @@ def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec
         registered, model_uri, schema = delivery.register_model(ctx.ref, spec, best.result, best.verdict, best.version)
         record.registered_model = registered
         ctx.reporter.detail(f"registered {registered.name} v{registered.version} @{registered.alias}")
+        standing = registered.standing
+        if standing and best.verdict.passed and standing.alias != "champion":
+            kept = (f"@champion stays on v{standing.champion_version}" if standing.champion_version
+                    else "no version holds @champion")
+            record.warnings.append(f"{registered.name} v{registered.version} is @{standing.alias}, not @champion: "
+                                   f"{standing.reason}. {kept}.")
+            ctx.reporter.always(f"WARNING: {record.warnings[-1]}")
+        elif standing:
+            ctx.reporter.detail(f"@champion: {standing.reason}")
         record.bento_tag = delivery.build_bento(ctx.ref, model_uri, registered, schema)
         ctx.reporter.detail(f"bento {record.bento_tag}")
         record.demo_path = delivery.write_demo(ctx.ref, model_uri, spec, schema, _model_card(record, results))
-    record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path),
+    standing = record.registered_model.standing if record.registered_model else None
+    useless = bool(best.verdict.passed and standing and standing.alias == "candidate")  # a constant, not a model
+    record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path) and not useless,
                                          n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
-    if best.verdict.passed:
+    if useless:
+        record.status = "failed"
+        record.message = (f"every constraint is met, but the model is no use: {standing.reason}; it is registered with "
+                          f"alias 'candidate', not 'champion'")
+    elif best.verdict.passed:
         record.status, record.message = "succeeded", ""
     else:
         record.status = "failed"

@@ -50,19 +50,29 @@ class HeldOutEvidence(BaseModel):
     reference: list[dict[str, Any]] = Field(default_factory=list, description="clustering: held-out rows the demo "
                                                                                "shows as a new row's nearest examples")
     typical_error: float | None = Field(default=None, description="mean absolute error on the held-out rows")
+    scores: dict[str, float] = Field(default_factory=dict, description="the task's metrics on these held-out rows, "
+                                                                       "measured here (what the champion gate compares)")
+    naive_error: float | None = Field(default=None, description="forecasting: the mean absolute error of repeating "
+                                                                "the last value seen")
     unavailable: str = ""
 
 
-def collect(model: Any, task: str, data_path: str, attempt: Path, schema: dict[str, Any]) -> HeldOutEvidence:
+def collect(model: Any, task: str, data_path: str, attempt: Path, schema: dict[str, Any], *, pos_label: str | None = None,
+            pictures: bool = True) -> HeldOutEvidence:
+    """`pictures=False` measures the scores only (no importance, projection or examples): how a champion is
+    judged on a challenger's held-out rows."""
     try:
         split = json.loads((attempt / "split.json").read_text())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if task == "time_series_forecasting":
-                return _forecast(model, task, Path(data_path), split)
-            if task == "node_classification":
-                return _nodes(model, task, Path(data_path), split)
-            return _rows(model, task, Path(data_path), split, schema)
+                evidence = _forecast(model, task, Path(data_path), split)
+            elif task == "node_classification":
+                evidence = _nodes(model, task, Path(data_path), split)
+            else:
+                evidence = _rows(model, task, Path(data_path), split, schema, pictures)
+            evidence.scores = evidence.scores or _scores(evidence, pos_label)
+            return evidence
     except Exception as exc:  # noqa: BLE001 - the report loses plots, the run loses nothing
         return HeldOutEvidence(task=task, target=schema.get("target"),
                                unavailable=f"{type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}")
@@ -89,7 +99,25 @@ def _plain(values) -> list[Any]:
     return [v.item() if hasattr(v, "item") else v for v in values]
 
 
-def _rows(model, task: str, data_path: Path, split: dict, schema: dict) -> HeldOutEvidence:
+def _scores(evidence: HeldOutEvidence, pos_label: str | None) -> dict[str, float]:
+    """The task's metrics on the held-out rows, from what the model answered here."""
+    from ..evaluation import classification_metrics, regression_metrics
+
+    if evidence.task == "tabular_clustering":
+        return {}  # measured in _rows, where the encoded rows are at hand
+    if not evidence.y_true or len(evidence.y_true) != len(evidence.y_pred):
+        return {}
+    if evidence.task in CLASSIFICATION:
+        labels = sorted(set(evidence.y_true))
+        pos = pos_label if pos_label is not None else (labels[-1] if len(labels) == 2 else None)
+        positive = None
+        if pos is not None and evidence.proba and evidence.classes and pos in evidence.classes:
+            positive = np.asarray(evidence.proba)[:, evidence.classes.index(pos)]
+        return classification_metrics(evidence.y_true, evidence.y_pred, positive, pos)
+    return regression_metrics(evidence.y_true, evidence.y_pred)
+
+
+def _rows(model, task: str, data_path: Path, split: dict, schema: dict, pictures: bool = True) -> HeldOutEvidence:
     frame = read_as_the_scripts_do(data_path)
     features, target = split["features"], split.get("target")
     test = pd.Index(split["test_index"])
@@ -110,6 +138,10 @@ def _rows(model, task: str, data_path: Path, split: dict, schema: dict) -> HeldO
     if task == "tabular_regression" and y is not None:
         evidence.typical_error = float(np.mean(np.abs(np.asarray(y, dtype=float) - pred.astype(float))))
     if task == "tabular_clustering":
+        evidence.scores = _clustering_scores(model, X, pred, evidence.y_true or None)
+    if not pictures:
+        return evidence
+    if task == "tabular_clustering":
         _project(model, X, evidence)
         evidence.reference = json.loads(X.iloc[_thin(len(X), MAX_REFERENCE)].to_json(orient="records"))
     if task in {"tabular_classification", "tabular_regression"} and y is not None:
@@ -118,6 +150,17 @@ def _rows(model, task: str, data_path: Path, split: dict, schema: dict) -> HeldO
     evidence.examples = json.loads(shown.iloc[picked].to_json(orient="records"))
     evidence.example_truth = [evidence.y_true[i] for i in picked] if evidence.y_true else []
     return evidence
+
+
+def _clustering_scores(model, X: pd.DataFrame, pred: np.ndarray, truth: list | None) -> dict[str, float]:
+    from ..evaluation import clustering_metrics
+
+    encoded = model[:-1].transform(X) if hasattr(model, "steps") else None
+    if encoded is None:
+        encoded = np.zeros((len(pred), 1))  # no encoder to measure a silhouette in: the agreement scores only
+        return {k: v for k, v in clustering_metrics(encoded, np.zeros(len(pred)), truth).items() if k != "silhouette"}
+    encoded = encoded.toarray() if hasattr(encoded, "toarray") else np.asarray(encoded, dtype=float)
+    return clustering_metrics(encoded, pred, truth)
 
 
 def _images_as_base64(X: pd.DataFrame, base_dir: Path) -> pd.DataFrame:
@@ -171,6 +214,10 @@ def _forecast(model, task: str, data_path: Path, split: dict) -> HeldOutEvidence
     for i in np.linspace(0, len(X) - 1, min(3, len(X))).astype(int):
         evidence.windows.append(ForecastWindow(history=np.round(X[i], 6).tolist(), actual=np.round(Y[i], 6).tolist(),
                                                forecast=np.round(predicted[i], 6).tolist()))
+    evidence.naive_error = float(np.mean(np.abs(Y - X[:, -1:])))
+    evidence.y_true = np.round(Y.ravel(), 6).tolist()  # every step of every window: what the scores measure
+    evidence.y_pred = np.round(predicted.ravel(), 6).tolist()
+    evidence.scores = _scores(evidence, None)
     evidence.y_true = np.round(Y[:, 0], 6).tolist()[:MAX_ROWS]  # one step ahead: the residual plot's points
     evidence.y_pred = np.round(predicted[:, 0], 6).tolist()[:MAX_ROWS]
     evidence.examples = [{"history": w.history} for w in evidence.windows]

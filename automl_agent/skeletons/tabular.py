@@ -295,7 +295,7 @@ def run_search(X_train, y_train, pos_label):
     started = time.perf_counter()
     study.optimize(objective, n_trials=CONFIG["max_trials"], timeout=CONFIG["hpo_budget_s"],
                    callbacks=[progress_printer(started)],
-                   catch=(ValueError, ArithmeticError, MemoryError))
+                   catch=(Exception,))  # one library refusing one candidate (CatBoostError, ...) fails its trial only
     return study, time.perf_counter() - started, splits
 
 

@@ -12,7 +12,7 @@ from prefect.artifacts import create_markdown_artifact
 from .. import context
 from ..context import RunRef
 from ..agents.contracts import ImplementationVerdict, PipelineResult, RequirementSpec
-from ..deployments import packaging
+from ..deployments import aliases, champion, packaging
 from ..deployments.frames import describe_version, example_frame
 from ..deployments.registry import registry_label
 from ..model_export import load_trained_model
@@ -40,16 +40,25 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
     schema = json.loads((attempt / "model" / "schema.json").read_text())
     example = example_frame(schema)
     model.predict(example)  # a model that cannot predict is not delivered
-    evidence = held_out.collect(model, spec.problem.downstream_task.value, spec.dataset.path, attempt, schema)
+    task, pos_label = spec.problem.downstream_task.value, result.results.get("positive_label")
+    evidence = held_out.collect(model, task, spec.dataset.path, attempt, schema, pos_label=pos_label)
     (ctx.run_dir / EVIDENCE).write_text(evidence.model_dump_json())
-    name = ctx.options.model_name or packaging.safe_name(f"{Path(spec.dataset.path).stem}-{spec.problem.downstream_task.value}")
-    alias = "champion" if verdict.passed else "candidate"
-    summary = {"task": spec.problem.downstream_task.value, "data": Path(spec.dataset.path).name, "run_id": run.run_id,
+    name = ctx.options.model_name or packaging.safe_name(f"{Path(spec.dataset.path).stem}-{task}")
+    summary = {"task": task, "data": Path(spec.dataset.path).name, "run_id": run.run_id,
                "name": name, "metrics": result.results.get("metrics", {}),
                "constraints": [c.model_dump() for c in verdict.checks]}
-    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, alias, model_requirements(),
-                                                  schema=schema, description=describe_version(schema, summary))
-    return registered, model_uri, schema
+    rival = aliases.rival(ctx.tracker.client, name, task=task, data_path=spec.dataset.path, attempt=attempt,
+                          schema=schema, pos_label=pos_label)
+    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(),
+                                                  schema=schema)
+    standing = champion.decide(metric=spec.problem.metric, evidence=evidence, run_passed=verdict.passed,
+                               run_reason=verdict.reason, rival=rival, contract=champion.input_contract(schema),
+                               allow_schema_change=ctx.options.allow_schema_change)
+    aliases.record_standing(ctx.tracker.client, name, registered.version, standing)
+    summary["standing"] = f"@{standing.alias}: {standing.reason}"
+    summary["version"] = registered.version
+    ctx.tracker.client.update_model_version(name, registered.version, description=describe_version(schema, summary))
+    return registered.model_copy(update={"alias": standing.alias, "standing": standing}), model_uri, schema
 
 
 @task(name="build_bento", retries=1, retry_delay_seconds=1)

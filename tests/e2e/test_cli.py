@@ -104,8 +104,44 @@ def test_a_registry_consumer_predicts_on_the_training_csv_as_read(churn_run, chu
     rows = pd.read_csv(churn_csv).drop(columns=["churn"]).head(50)
     assert any(pd.api.types.is_integer_dtype(t) for t in rows.dtypes)
     assert len(model.predict(rows)) == 50
+    # one blank in an integer column: pandas reads that column as float64, and the model still answers every row
+    blank = Path(churn_run[0]) / "rows-with-a-blank.csv"
+    pd.read_csv(churn_csv).drop(columns=["churn"]).head(5).assign(tenure=[1, None, 3, 4, 5]).to_csv(blank, index=False)
+    as_read = pd.read_csv(blank)
+    assert as_read["tenure"].dtype == "float64" and len(model.predict(as_read)) == 5
+    assert len(model.predict(rows.head(2).assign(monthly_charges=[70, 20]))) == 2  # whole numbers in a float column
     description = mlflow.MlflowClient().get_model_version(name, record["registered_model"]["version"]).description
     assert "f1" in description and f"models:/{name}@champion" in description
+
+
+def test_a_narrower_second_version_waits_as_challenger_until_a_person_promotes_it(churn_run, churn_export):
+    """The champion gate end to end: a second run on the same model name that takes other inputs does not take
+    @champion; `models list` says why; `models promote` and `models rollback` move the alias and record it."""
+    workdir, proc, env = churn_run
+    name = json.loads(proc.stdout)["registered_model"]["name"]
+
+    def models(*words: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*CLI, "--workdir", str(workdir), "models", *words], capture_output=True, text=True,
+                              timeout=120, env=env)
+
+    before = json.loads(models("list", name, "--json").stdout)
+    first = next(v for v in before["versions"] if "champion" in v["aliases"])
+    second = subprocess.run([*CLI, "--workdir", str(workdir), "run", "Predict churn from the tenure column only",
+                             "--data", str(churn_export), "--budget", "4", "--plans", "1", "--json"],
+                            capture_output=True, text=True, timeout=600, env=env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    version = json.loads(second.stdout)["registered_model"]
+    assert version["name"] == name and version["alias"] == "challenger", version
+    assert f"@champion stays on v{first['version']}" in second.stderr and "input(s) dropped" in second.stderr
+    listing = models("list", name)
+    assert listing.returncode == 0 and "@challenger" in listing.stdout and "input(s) dropped" in listing.stdout
+    promoted = models("promote", name, version["version"], "--reason", "tenure alone is what the call centre sees")
+    assert promoted.returncode == 0 and f"v{first['version']} -> v{version['version']}" in promoted.stdout
+    back = models("rollback", name, "--reason", "too weak")
+    assert back.returncode == 0 and f"-> v{first['version']}" in back.stdout
+    history = json.loads(models("list", name, "--json").stdout)["champion_history"][len(before["champion_history"]):]
+    assert [m["version"] for m in history] == [version["version"], first["version"]]
+    assert "too weak" in history[-1]["reason"] and history[0]["by"] == "automl-agent models promote"
 
 
 def test_a_second_workspace_reuses_the_users_prefect_server(churn_run, tmp_path_factory, churn_csv):

@@ -187,3 +187,39 @@ def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_wit
     version = client.get_model_version_by_alias("asked-charges", "champion")
     spec = json.loads(Path(client.download_artifacts(version.run_id, "requirement_spec.json")).read_text())
     assert spec["dataset"]["target"] == "total_charges" and spec["problem"]["downstream_task"] == "tabular_regression"
+
+
+def test_a_one_minute_schedule_with_parameters_creates_a_run_that_completes(stack, small_churn):
+    """Prefect's own scheduler, with the schedule's parameters: the run appears within the minute, runs on the pool,
+    and registers; no scheduler error or locked database in any stack log (SQLAlchemy pinned below 2.1)."""
+    env, api = stack["env"], stack["exports"]["PREFECT_API_URL"]
+    assert subprocess.run([*CLI, "deploy"], capture_output=True, text=True, timeout=120, env=env).returncode == 0
+    added = subprocess.run([*CLI, "schedule", "add", "Which customers will churn?", "--data", str(small_churn),
+                            "--every", "1m", "--model-name", "scheduled-churn", "--budget", "5", "--name", "minutely"],
+                           capture_output=True, text=True, timeout=60, env=env)
+    assert added.returncode == 0 and "every 0:01:00" in added.stdout, added.stdout + added.stderr
+    listed = json.loads(subprocess.run([*CLI, "schedule", "list", "--json"], capture_output=True, text=True,
+                                       timeout=60, env=env).stdout)
+    assert [s["parameters"]["model_name"] for s in listed if s["name"] == "minutely"] == ["scheduled-churn"]
+    deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
+    try:
+        deadline, finished = time.monotonic() + 300, None
+        while time.monotonic() < deadline and finished is None:
+            runs = _api("POST", f"{api}/flow_runs/filter",
+                        json={"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}, "sort": "START_TIME_ASC"})
+            ours = [r for r in runs if r["parameters"].get("model_name") == "scheduled-churn" and r["auto_scheduled"]]
+            finished = next((r for r in ours if r["state_type"] in TERMINAL), None)
+            time.sleep(3)
+        assert finished is not None, "the schedule created no run that finished within 5 minutes"
+        assert finished["state_type"] == "COMPLETED", finished["state"]
+        assert finished["parameters"]["instruction"] == "Which customers will churn?"
+    finally:
+        removed = subprocess.run([*CLI, "schedule", "remove", "minutely"], capture_output=True, text=True, timeout=60,
+                                 env=env)
+        assert removed.returncode == 0, removed.stderr
+    version = MlflowClient(stack["exports"]["MLFLOW_TRACKING_URI"]).get_model_version_by_alias("scheduled-churn",
+                                                                                                "champion")
+    assert version.tags["automl.gate_alias"] == "champion"
+    for component in stack["info"]["components"]:
+        log = Path(component["log"]).read_text(errors="replace")
+        assert "Can't evaluate bulk DML" not in log and "database is locked" not in log, component["name"]

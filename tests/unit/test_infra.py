@@ -84,4 +84,4 @@ def test_run_deployment_parameters_are_plain_values_with_descriptions():
     assert schema["required"] == ["instruction"]  # no data: the data agent finds the dataset the instruction names
     for name, field in schema["properties"].items():
         assert field.get("description"), name
-        assert field.get("type") in ("string", "number", "integer") or "anyOf" in field, (name, field)
+        assert field.get("type") in ("string", "number", "integer", "boolean") or "anyOf" in field, (name, field)

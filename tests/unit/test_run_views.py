@@ -50,6 +50,6 @@ def test_the_table_shows_the_metric_value_and_show_reads_like_a_report():
     text = describe_run(RECORDS[0])
     assert "target:       'churn' (the instruction says 'churn')" in text
     assert "f1 >= 0.6: measured 0.634 (met)" in text and "1. Boosting [lightgbm]  <- chosen" in text
-    assert "models:/churn-tabular@champion (version 3)" in text
+    assert "models:/churn-tabular/3 (@champion when registered" in text
     planned = describe_run(RECORDS[2])
     assert "latency_ms < 5" in planned and "measured" not in planned and "success score" not in planned
