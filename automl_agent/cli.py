@@ -163,6 +163,10 @@ def _parser() -> argparse.ArgumentParser:
     stack.add_argument("--json", action="store_true", help="status as JSON")
     stack.add_argument("--mlflow-port", type=int, default=None, help="MLflow server port (default: a free one)")
     stack.add_argument("--prefect-port", type=int, default=None, help="Prefect server port (default: a free one)")
+    stack.add_argument("--db", default="sqlite", metavar="sqlite|postgres|URL",
+                       help="the Prefect server's database: sqlite (default, one user), postgres (a PostgreSQL "
+                            "server started here from the machine's installation; no 'database is locked' under "
+                            "several runs and workers), or a team's postgresql://USER:PASSWORD@HOST:PORT/DB")
 
     deploy = sub.add_parser("deploy", help="register the deployments on the Prefect server PREFECT_API_URL names",
                             description="Creates the work pools (cpu, gpu) if missing, the GPU slot limit "
@@ -472,7 +476,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
             print(report["message"])
         else:
             for row in report["components"]:
-                where = row.get("url") or f"pool {row.get('pool')}"
+                where = row.get("url") or (f"pool {row['pool']}" if row.get("pool") else "the Prefect server's database")
                 state = "healthy" if row["healthy"] else ("running, not healthy" if row["alive"] else "NOT running")
                 print(f"{row['name']:<16} {state:<22} {where}  (pid {row['pid']}, log {row['log']})")
             for key, value in report["exports"].items():
@@ -480,11 +484,17 @@ def cmd_stack(args: argparse.Namespace) -> int:
         return EXIT_OK if report.get("healthy") else EXIT_FAILED
     started = time.perf_counter()
     print("starting the stack (Prefect server, MLflow server, workers for pools cpu and gpu) ...", file=sys.stderr)
-    info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port)
+    info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port, db=args.db)
     print(f"stack healthy after {time.perf_counter() - started:.1f} s")
+    database = next((c for c in info.components if c.name == "postgres"), None)
+    print(f"  Prefect DB   " + (f"PostgreSQL (pid {database.pid}, log {database.log})" if database
+                                 else ("your PostgreSQL" if args.db != "sqlite" else "SQLite (one user; "
+                                       "--db postgres for a team)")))
     print(f"  Prefect UI   {info.prefect_ui_url}")
     print(f"  MLflow UI    {info.mlflow_url}")
     print(f"  workers      {', '.join(c.pool for c in info.components if c.pool)} (logs in {stack.stack_dir()})")
+    for note in info.notes:
+        print(f"  note         {note}")
     print("To use the stack, export these (then `automl-agent deploy`):")
     for key, value in info.exports().items():
         print(f"export {key}={value}")

@@ -41,6 +41,7 @@ class ServerInfo(BaseModel):
     prefect_home: str
     started_at: float
     idle_minutes: float
+    database: str = "sqlite"  # or "postgresql": what `stack up --db` chose (the URL itself holds a password)
 
     @property
     def api_url(self) -> str:
@@ -109,11 +110,17 @@ def _locked():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None) -> tuple[ServerInfo, bool]:
-    """Start the user's server unless one is running. Returns (info, started_now) without waiting for health."""
+def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None,
+          database_url: str | None = None) -> tuple[ServerInfo, bool]:
+    """Start the user's server unless one is running. Returns (info, started_now) without waiting for health.
+    `database_url`: Prefect's database (postgresql+asyncpg://...); None: SQLite in the Prefect home."""
+    wanted = "postgresql" if database_url else "sqlite"
     with _locked():
         info = read_info()
         if info is not None:
+            if info.database != wanted:
+                raise UserFacingError(f"Your Prefect server runs already, on {info.database} (pid {info.pid}).",
+                                      f"Stop it first (`automl-agent server stop`), then start again on {wanted}.")
             touch()
             return info, False
         port = port or free_port()
@@ -123,9 +130,9 @@ def start(idle_minutes: float = IDLE_MINUTES_DEFAULT, port: int | None = None) -
                 [sys.executable, "-m", "automl_agent.prefect_server", "--port", str(port),
                  "--idle-minutes", str(idle_minutes)],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                env=_server_env(port))
+                env=_server_env(port, database_url))
         info = ServerInfo(url=f"http://127.0.0.1:{port}", port=port, pid=proc.pid, prefect_home=str(_home()),
-                          started_at=time.time(), idle_minutes=idle_minutes)
+                          started_at=time.time(), idle_minutes=idle_minutes, database=wanted)
         _info_path().write_text(info.model_dump_json(indent=2))
         return info, True
 
@@ -165,8 +172,10 @@ def stop(timeout: float = 15.0) -> bool:
     return True
 
 
-def _server_env(port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+def _server_env(port: int, database_url: str | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_API_DATABASE_CONNECTION_URL")}
+    if database_url:
+        env["PREFECT_API_DATABASE_CONNECTION_URL"] = database_url
     env.update({
         # the UI asks the server where its API is (/ui-settings); unset, it answers 127.0.0.1:4200
         "PREFECT_UI_API_URL": f"http://127.0.0.1:{port}/api",

@@ -44,6 +44,7 @@ class StackInfo(BaseModel):
     mlflow_url: str
     workspace: str
     components: list[Component] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what the user should know, e.g. no GPU here")
 
     def exports(self) -> dict[str, str]:
         return {"PREFECT_API_URL": self.prefect_api_url, "MLFLOW_TRACKING_URI": self.mlflow_url}
@@ -145,8 +146,26 @@ def _workers_online(api_url: str, pools: tuple[str, ...]) -> bool:
         return False
 
 
-def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: tuple[str, ...] = POOLS) -> StackInfo:
-    """Start whatever of the stack is not running; wait until all of it is healthy."""
+def _database(db: str) -> tuple[Component | None, str | None]:
+    """(the PostgreSQL component started here, Prefect's database URL) for --db sqlite|postgres|URL."""
+    if db == "sqlite":
+        return None, None
+    if db.startswith(("postgresql://", "postgresql+asyncpg://")):  # a team's own server
+        return None, db.replace("postgresql://", "postgresql+asyncpg://", 1)
+    if db != "postgres":
+        raise UserFacingError(f"--db {db!r} is not a database choice.",
+                              "Use sqlite (the default), postgres (a server started here from the machine's "
+                              "PostgreSQL), or a URL postgresql://USER:PASSWORD@HOST:PORT/DB.")
+    from . import postgres
+
+    log = stack_dir() / "postgres.log"
+    proc, url = postgres.start(stack_dir(), log)
+    return Component(name="postgres", pid=proc.pid, log=str(log)), url
+
+
+def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: tuple[str, ...] = POOLS,
+       db: str = "sqlite") -> StackInfo:
+    """Start whatever of the stack is not running; wait until all of it is healthy. `db`: Prefect's database."""
     existing = read_info()
     if existing is not None and all(alive(c.pid) for c in existing.components):
         prefect_server.pin(True)
@@ -156,10 +175,17 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
         down()
     workspace = stack_dir() / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
-    server, _ = prefect_server.start(idle_minutes=0, port=prefect_port)
+    database, database_url = _database(db)
+    try:
+        server, _ = prefect_server.start(idle_minutes=0, port=prefect_port, database_url=database_url)
+    except UserFacingError:
+        if database is not None:
+            _terminate(database)
+        raise
     prefect_server.pin(True)
     components = [Component(name="prefect-server", pid=server.pid, url=server.url,
                             log=str(Path(server.prefect_home) / "server.log"))]
+    components += [database] if database else []
     mlflow_component = _start_mlflow(mlflow_port)
     components.append(mlflow_component)
     info = StackInfo(prefect_api_url=server.api_url, prefect_ui_url=server.url, mlflow_url=mlflow_component.url,
@@ -174,6 +200,13 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
         _info_path().write_text(info.model_dump_json(indent=2))
     workers = [c for c in info.components if c.pool]
     _wait(lambda: _workers_online(server.api_url, pools), "the work pools' workers", workers[0])
+    if "gpu" in pools:
+        from .devices import training_device
+
+        if training_device() != "cuda":
+            info.notes.append("this machine has no GPU torch can use: the gpu pool's worker trains on the CPU here "
+                              "(start gpu workers on GPU machines: PREFECT_API_URL=... prefect worker start --pool gpu)")
+        _info_path().write_text(info.model_dump_json(indent=2))
     return info
 
 
@@ -197,6 +230,8 @@ def status() -> dict:
             healthy = running and _healthy(f"{info.prefect_api_url}/health")
         elif c.name == "mlflow":
             healthy = running and _healthy(f"{c.url}/health")
+        elif c.name == "postgres":  # its one client, the Prefect server, answers only when it does
+            healthy = running
         else:
             healthy = running and online
         rows.append({**c.model_dump(), "alive": running, "healthy": healthy})
@@ -252,7 +287,7 @@ def down() -> list[str]:
     if info is not None:
         ordered = sorted(info.components, key=lambda c: (c.pool is None, c.name == "prefect-server"))
         for component in ordered:
-            if component.name == "prefect-server":
+            if component.name in ("prefect-server", "postgres"):  # the database goes last, after its one client
                 continue
             if alive(component.pid):
                 _terminate(component)
@@ -260,5 +295,9 @@ def down() -> list[str]:
     prefect_server.pin(False)
     if prefect_server.stop():
         stopped.append("prefect-server")
+    for component in (info.components if info else []):
+        if component.name == "postgres" and alive(component.pid):
+            _terminate(component)
+            stopped.append(component.name)
     _info_path().unlink(missing_ok=True)
     return stopped
