@@ -30,7 +30,7 @@ EXAMPLES = """examples:
 
 team platform (the same commands point at a team's servers through PREFECT_API_URL and MLFLOW_TRACKING_URI):
   automl-agent stack up                      # Prefect server + UI, MLflow server, a worker per pool (cpu, gpu)
-  automl-agent deploy                        # deployments automl-agent/run, automl-agent/bench, training
+  automl-agent deploy                        # deployments automl-agent/run, automl-agent-bench/nightly, training
   prefect deployment run 'automl-agent/run' -p instruction="Predict churn" -p data=/abs/path/churn.csv
   automl-agent serve models:/churn-tabular_classification@champion --port 3000
   automl-agent schedule add "Predict churn" --data /abs/churn.csv --model-name churn --cron '0 3 * * 1'
@@ -171,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     deploy = sub.add_parser("deploy", help="register the deployments on the Prefect server PREFECT_API_URL names",
                             description="Creates the work pools (cpu, gpu) if missing, the GPU slot limit "
                                         "(automl-agent-gpu-slots) and the deployments automl-agent/run, "
-                                        "automl-agent/bench (scheduled, paused) and automl-agent-train/<pool>.")
+                                        "automl-agent-bench/nightly (scheduled, paused) and automl-agent-train/<pool>.")
     deploy.add_argument("--run-pool", default="cpu", help="pool whose workers run the automl flow (default cpu)")
     deploy.add_argument("--training-pools", default="cpu,gpu", help="pools that get a training deployment (default cpu,gpu)")
     deploy.add_argument("--gpu-slots", type=int, default=1, help="trainings the gpu pool runs at once (default 1)")
@@ -280,6 +280,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_REJECTED
     # Ctrl-C and SIGTERM alike: the training ends at once, the record says so
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    import logging
+
+    # the flow run's lines go to the Prefect UI (at INFO, see configure_environment); the terminal has its own
+    logging.getLogger("prefect.flow_runs").propagate = False
     try:
         record = flow_to_run(options=options)
     finally:

@@ -126,6 +126,9 @@ def configure_environment(workdir: Path) -> None:
         "PREFECT_HOME": str(workdir / "prefect"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_LOGGING_LEVEL": "CRITICAL",  # stage errors are reported by the flow, tracebacks go to error.log
+        # ...but the flow run's own lines (the run's stages) reach the Prefect UI at INFO (the CLI keeps them off
+        # the terminal, which shows its own)
+        "PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL": "INFO",
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
         "PREFECT_LOCAL_STORAGE_PATH": str(workdir / "prefect" / "results"),
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",

@@ -34,7 +34,7 @@ def deployment_specs(run_pool: str = "cpu", training_pools: tuple[str, ...] = ("
         DeploymentSpec("automl-agent", "run", "automl_agent.flows.automl:run", run_pool,
                        "One sentence and a dataset in; a trained, verified, registered model out. Fill in the "
                        "instruction and the data (a path the worker can read, or a URL)."),
-        DeploymentSpec("automl-agent", "bench", "automl_agent.flows.bench:nightly", run_pool,
+        DeploymentSpec("automl-agent-bench", "nightly", "automl_agent.flows.bench:nightly", run_pool,
                        "The dev benchmark suite (7 task types), scored as the paper does; nightly at 02:00 UTC "
                        "once its schedule is resumed.", schedule_cron="0 2 * * *", paused=True),
     ]

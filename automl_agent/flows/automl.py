@@ -108,7 +108,12 @@ def make_task_runner():
 def automl_flow(options: RunOptions) -> RunRecord:
     """The CLI's entry: typed options; progress goes to the reporter the caller attached for this run id (a flow
     parameter must be serializable: a terminal stream is not)."""
-    return run_automl(options, context.attached_reporter(options.run_id or "") or Reporter())
+    from prefect import get_run_logger
+
+    reporter = context.attached_reporter(options.run_id or "") or Reporter()
+    if reporter.logger is None:  # the stage lines go to the Prefect UI too, at INFO
+        reporter.logger = get_run_logger()
+    return run_automl(options, reporter)
 
 
 @flow(name="automl-agent", task_runner=make_task_runner(), log_prints=False, persist_result=True)

@@ -207,14 +207,14 @@ def _log_to_mlflow(report: BenchReport, options: BenchOptions) -> None:
     tracker.finish(run_id, ok=True)
 
 
-@flow(name="automl-agent", flow_run_name="bench-{suite}", log_prints=False)
+@flow(name="automl-agent-bench", flow_run_name="bench-{suite}", log_prints=False)
 def nightly(
     suite: str = Field(default="dev", description="Benchmark suite (dev: 7 task types x 2 datasets)."),
     setting: Literal["free", "aware", "both"] = Field(default="both", description="Constraint-free, -aware or both."),
     quick: bool = Field(default=False, description="One dataset per task type with a 10 s budget."),
     budget: float = Field(default=60.0, gt=0, description="Seconds of training per run."),
 ) -> BenchReport:
-    """The benchmark suite started from the Prefect UI or its nightly schedule (deployment automl-agent/bench)."""
+    """The benchmark suite started from the Prefect UI or its nightly schedule (deployment automl-agent-bench/nightly)."""
     from prefect import get_run_logger
 
     from ..home import user_home

@@ -85,6 +85,10 @@ def test_the_run_is_watched_from_the_users_prefect_server(churn_run):
     assert info["url"].startswith("http://127.0.0.1:")
     flow_run = httpx.get(f"{info['url']}/api/flow_runs/{record['prefect_flow_run_id']}", timeout=30).json()
     assert flow_run["name"] == f"automl-{record['run_id']}" and flow_run["state_type"] == "COMPLETED"
+    logs = httpx.post(f"{info['url']}/api/logs/filter", timeout=30,
+                      json={"logs": {"flow_run_id": {"any_": [record["prefect_flow_run_id"]]}}, "limit": 200}).json()
+    messages = "\n".join(entry["message"] for entry in logs)
+    assert "INIT" in messages and "DELIVER" in messages, messages[:2000]  # the run's stages, in the UI's log view
     assert record["prefect_ui_url"].startswith(info["url"]) and record["prefect_ui_url"] in proc.stderr
     page = httpx.get(record["prefect_ui_url"], headers={"accept": "text/html"}, timeout=30, follow_redirects=True)
     assert page.status_code == 200 and "<html" in page.text.lower()  # the UI app serves its deep links
