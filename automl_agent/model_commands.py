@@ -32,6 +32,8 @@ def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
     promote.add_argument("name")
     promote.add_argument("version")
     promote.add_argument("--reason", required=True, help="why: recorded with the move")
+    promote.add_argument("--allow-schema-change", action="store_true",
+                         help="promote a version whose input columns differ from the champion's (callers must change)")
     rollback = action.add_parser("rollback", help="give @champion back to VERSION, or to the champion before the "
                                                   "current one")
     rollback.add_argument("name")
@@ -50,7 +52,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
     tracking_uri = _tracking_uri(args)
     if args.models_action == "promote":
-        moved = aliases.promote(tracking_uri, args.name, args.version, args.reason)
+        moved = aliases.promote(tracking_uri, args.name, args.version, args.reason, args.allow_schema_change)
         print(f"{args.name}@champion: v{moved.previous or '-'} -> v{moved.version} ({moved.reason})")
         return EXIT_OK
     if args.models_action == "rollback":

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from ..errors import UserFacingError
 from ..reporting.evidence import HeldOutEvidence, collect
 from ..workspace import Standing
-from .champion import Rival, input_contract
+from .champion import Rival, contract_difference, input_contract
 
 HISTORY_TAG = "automl.champion_history"
 HISTORY_KEPT = 25  # MLflow caps a tag's value at 5,000 characters: the newest moves are kept
@@ -54,11 +54,16 @@ def champion_version(client: Any, name: str) -> str | None:
 
 
 def version_schema(name: str, version: str) -> dict[str, Any]:
+    """The serving schema automl-agent stored with the version; {} for a version it did not register."""
     import mlflow
 
     from ..tracking import SCHEMA_METADATA_KEY
 
-    return (mlflow.models.get_model_info(f"models:/{name}/{version}").metadata or {}).get(SCHEMA_METADATA_KEY) or {}
+    try:
+        info = mlflow.models.get_model_info(f"models:/{name}/{version}")
+    except Exception:  # noqa: BLE001 - not an MLflow model (registered by hand from any artifact)
+        return {}
+    return (info.metadata or {}).get(SCHEMA_METADATA_KEY) or {}
 
 
 def rival(client: Any, name: str, *, task: str, data_path: str, attempt: Path, schema: dict[str, Any],
@@ -69,10 +74,10 @@ def rival(client: Any, name: str, *, task: str, data_path: str, attempt: Path, s
     version = champion_version(client, name)
     if version is None:
         return None
-    try:
-        contract = input_contract(version_schema(name, version))
-    except Exception as exc:  # noqa: BLE001 - a champion we cannot read is compared as unmeasured
-        return Rival(version=version, schema_contract={}, unmeasured=f"its model could not be read: {exc}")
+    schema_then = version_schema(name, version)
+    if not schema_then:
+        return Rival(version=version, schema_contract={}, unmeasured="its serving schema could not be read")
+    contract = input_contract(schema_then)
     if contract != input_contract(schema):
         return Rival(version=version, schema_contract=contract)
     try:
@@ -172,8 +177,10 @@ def list_versions(tracking_uri: str, name: str) -> list[VersionRow]:
     return rows
 
 
-def promote(tracking_uri: str, name: str, version: str, reason: str) -> ChampionMove:
-    """Give `version` the @champion alias by hand, whatever the gate said; the reason is required and recorded."""
+def promote(tracking_uri: str, name: str, version: str, reason: str, allow_schema_change: bool = False) -> ChampionMove:
+    """Give `version` the @champion alias by hand, whatever the gate's scores said; the reason is required and
+    recorded. A version that takes other inputs than the current champion needs `allow_schema_change`: its callers
+    would break."""
     from mlflow.exceptions import MlflowException
 
     if not reason.strip():
@@ -186,6 +193,16 @@ def promote(tracking_uri: str, name: str, version: str, reason: str) -> Champion
     except MlflowException:
         versions = ", ".join(str(v.version) for v in client.search_model_versions(f"name='{name}'"))
         raise UserFacingError(f"{name} has no version {version}.", f"Its versions: {versions}.") from None
+    current = champion_version(client, name)
+    if current and current != version:
+        changed = contract_difference(input_contract(version_schema(name, current)),
+                                      input_contract(version_schema(name, version)))
+        if changed and not allow_schema_change:
+            raise UserFacingError(f"v{version} takes other inputs than champion v{current} ({changed}): every caller "
+                                  f"of models:/{name}@champion would have to change.",
+                                  "If they will, add --allow-schema-change; otherwise register it under another name.")
+        if changed:
+            reason = f"{reason.strip()} (inputs changed: {changed})"
     move(client, name, version, "champion", f"promoted by hand: {reason.strip()}", by="automl-agent models promote")
     return history(client, name)[-1]
 

@@ -104,6 +104,10 @@ def decide(*, metric: str, evidence: HeldOutEvidence, run_passed: bool, run_reas
                            f"{evidence.n_rows} held-out rows)")
         return standing
     standing.alias = "challenger"
+    if not rival.schema_contract:  # a champion registered some other way: nothing to compare with
+        standing.reason = (f"champion v{rival.version} could not be measured ({rival.unmeasured or 'no schema'}); "
+                           "promote by hand")
+        return standing
     changed = contract_difference(rival.schema_contract, contract)
     if changed and not allow_schema_change:
         standing.reason = (f"its inputs differ from champion v{rival.version}'s ({changed}); callers of @champion would "
@@ -113,7 +117,9 @@ def decide(*, metric: str, evidence: HeldOutEvidence, run_passed: bool, run_reas
     rival_score = rival.evidence.scores.get(metric) if rival.evidence and not rival.evidence.unavailable else None
     standing.champion_score = rival_score
     if score is None or rival_score is None:
-        why = rival.unmeasured or (rival.evidence.unavailable if rival.evidence else "") or f"no {metric} to compare"
+        why = rival.unmeasured or (rival.evidence.unavailable if rival.evidence else "") or (
+            f"champion v{rival.version} takes other inputs, so it cannot be scored on this version's rows" if changed
+            else f"no {metric} to compare")
         if changed and allow_schema_change:
             standing.alias = "champion"
             standing.reason = f"takes the alias with changed inputs ({changed}), as asked; not compared: {why}"

@@ -51,8 +51,9 @@ def _schedule(every: str | None, cron: str | None, timezone: str):
             return CronSchedule(cron=cron, timezone=timezone)
         return IntervalSchedule(interval=parse_every(every or ""), timezone=timezone)
     except ValueError as exc:
-        detail = str(exc).splitlines()
-        raise UserFacingError(f"The schedule is not valid: {detail[-1] if detail else exc}",
+        errors = getattr(exc, "errors", lambda: [])()
+        detail = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ") for e in errors) or str(exc)
+        raise UserFacingError(f"The schedule is not valid: {detail}",
                               "Check the cron expression (5 fields) and the timezone (an IANA name such as "
                               "Europe/Paris or UTC).") from None
 

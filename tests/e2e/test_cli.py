@@ -139,7 +139,10 @@ def test_a_narrower_second_version_waits_as_challenger_until_a_person_promotes_i
     assert f"@champion stays on v{first['version']}" in second.stderr and "input(s) dropped" in second.stderr
     listing = models("list", name)
     assert listing.returncode == 0 and "@challenger" in listing.stdout and "input(s) dropped" in listing.stdout
-    promoted = models("promote", name, version["version"], "--reason", "tenure alone is what the call centre sees")
+    refused = models("promote", name, version["version"], "--reason", "tenure alone is what the call centre sees")
+    assert refused.returncode == 2 and "takes other inputs" in refused.stderr  # its callers would break
+    promoted = models("promote", name, version["version"], "--reason", "tenure alone is what the call centre sees",
+                      "--allow-schema-change")
     assert promoted.returncode == 0 and f"v{first['version']} -> v{version['version']}" in promoted.stdout
     back = models("rollback", name, "--reason", "too weak")
     assert back.returncode == 0 and f"-> v{first['version']}" in back.stdout

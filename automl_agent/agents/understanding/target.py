@@ -350,6 +350,18 @@ def _abbreviates(word: str, said: str, parts) -> bool:
     return len(word) >= 3 and len(said) >= len(word) + 3
 
 
+# words people use for the data itself; a column may carry one as its name (diamonds' 'table')
+_DATA_NOUNS = {"table", "data", "dataset", "file", "sheet", "spreadsheet", "records", "rows", "sample", "export"}
+_THE_DATA = re.compile(r"\b(?:on|from|in|with|using|for|into|across|over|about)\s+(?:this|the|that|my|our|your|these|"
+                       r"attached|whole|entire|full)\s+(?:[\w-]+\s+){0,2}$")
+
+
+def _names_the_data(name: str, text: str, start: int) -> bool:
+    """'a model on this gemstone table': the word names the data, not the column that happens to share it."""
+    return name in _DATA_NOUNS and bool(_THE_DATA.search(text[:start])) \
+        and not re.match(r"\s*(?:column|field|variable|value)", text[start + len(name):])
+
+
 def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -401,7 +413,7 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
             score = 0.85 if len(hits) >= 2 else 0.25
             out.append(_Evidence(column.name, score, "values", " / ".join(v for v, _, _ in hits),
                                  min(a for _, a, _ in hits), max(b for _, _, b in hits)))
-    return out
+    return [e for e in out if not _names_the_data(e.words.lower(), text, e.start)]
 
 
 def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
