@@ -136,6 +136,9 @@ def configure_environment(workdir: Path) -> None:
         "BENTOML_DO_NOT_TRACK": "true",
         "GRADIO_ANALYTICS_ENABLED": "False",
         "MLFLOW_ENABLE_ASYNC_TRACE_LOGGING": "false",
+        # MLflow's telemetry sets and unsets an environment variable its REST calls read: with two runs' threads in
+        # one process that raced into KeyError('_MLFLOW_TELEMETRY_SESSION_ID') (4 runs at once on the stack)
+        "MLFLOW_DISABLE_TELEMETRY": "true",
         "MLFLOW_LOGGING_LEVEL": "WARNING",
         "GIT_PYTHON_REFRESH": "quiet",
         "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",

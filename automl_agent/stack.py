@@ -115,6 +115,7 @@ def worker_env(prefect_api_url: str, mlflow_url: str, workspace: Path) -> dict[s
         "PREFECT_API_URL": prefect_api_url, "MLFLOW_TRACKING_URI": mlflow_url, "AUTOML_AGENT_WORKDIR": str(workspace),
         "PREFECT_WORKER_QUERY_SECONDS": WORKER_QUERY_SECONDS, "PREFECT_WORKER_PREFETCH_SECONDS": "0",
         "PREFECT_HOME": str(stack_dir() / "prefect-client"), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "MLFLOW_DISABLE_TELEMETRY": "true",  # set before any flow run imports MLflow (see configure_environment)
         "PREFECT_RESULTS_PERSIST_BY_DEFAULT": "true",
         "PREFECT_LOCAL_STORAGE_PATH": str(workspace / "prefect" / "results"),
     })
