@@ -58,9 +58,12 @@ def regression_metrics(y_true, y_pred) -> dict:
 
 
 def clustering_metrics(X_transformed, labels_pred, labels_true=None) -> dict:
-    """Silhouette on at most 3,000 rows (-1 for a single cluster); Rand indices against held-out labels if any."""
+    """Silhouette on at most 3,000 rows (-1 for a single cluster; none without encoded rows); Rand indices against
+    held-out labels if any."""
     out = {}
-    if len(set(labels_pred)) > 1:
+    if X_transformed is None:
+        pass
+    elif len(set(labels_pred)) > 1:
         n = min(len(labels_pred), 3000)
         out["silhouette"] = float(skm.silhouette_score(X_transformed[:n], labels_pred[:n]))
     else:

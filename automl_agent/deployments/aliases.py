@@ -17,8 +17,6 @@ from ..workspace import Standing
 from .champion import Rival, contract_difference, input_contract
 
 HISTORY_TAG = "automl.champion_history"
-HISTORY_KEPT = 25  # MLflow caps a tag's value at 5,000 characters: the newest moves are kept
-ALIASES = ("champion", "challenger", "candidate")
 
 
 class VersionRow(BaseModel):

@@ -52,8 +52,6 @@ class HeldOutEvidence(BaseModel):
     typical_error: float | None = Field(default=None, description="mean absolute error on the held-out rows")
     scores: dict[str, float] = Field(default_factory=dict, description="the task's metrics on these held-out rows, "
                                                                        "measured here (what the champion gate compares)")
-    naive_error: float | None = Field(default=None, description="forecasting: the mean absolute error of repeating "
-                                                                "the last value seen")
     unavailable: str = ""
 
 
@@ -156,11 +154,9 @@ def _clustering_scores(model, X: pd.DataFrame, pred: np.ndarray, truth: list | N
     from ..evaluation import clustering_metrics
 
     encoded = model[:-1].transform(X) if hasattr(model, "steps") else None
-    if encoded is None:
-        encoded = np.zeros((len(pred), 1))  # no encoder to measure a silhouette in: the agreement scores only
-        return {k: v for k, v in clustering_metrics(encoded, np.zeros(len(pred)), truth).items() if k != "silhouette"}
-    encoded = encoded.toarray() if hasattr(encoded, "toarray") else np.asarray(encoded, dtype=float)
-    return clustering_metrics(encoded, pred, truth)
+    if encoded is not None:
+        encoded = encoded.toarray() if hasattr(encoded, "toarray") else np.asarray(encoded, dtype=float)
+    return clustering_metrics(encoded, pred, truth)  # no encoder: the agreement with the labels only
 
 
 def _images_as_base64(X: pd.DataFrame, base_dir: Path) -> pd.DataFrame:
@@ -214,7 +210,6 @@ def _forecast(model, task: str, data_path: Path, split: dict) -> HeldOutEvidence
     for i in np.linspace(0, len(X) - 1, min(3, len(X))).astype(int):
         evidence.windows.append(ForecastWindow(history=np.round(X[i], 6).tolist(), actual=np.round(Y[i], 6).tolist(),
                                                forecast=np.round(predicted[i], 6).tolist()))
-    evidence.naive_error = float(np.mean(np.abs(Y - X[:, -1:])))
     evidence.y_true = np.round(Y.ravel(), 6).tolist()  # every step of every window: what the scores measure
     evidence.y_pred = np.round(predicted.ravel(), 6).tolist()
     evidence.scores = _scores(evidence, None)

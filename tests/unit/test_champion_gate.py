@@ -181,3 +181,17 @@ def test_aliases_move_with_their_reasons_and_a_rollback_retraces_the_line(tmp_pa
     with pytest.raises(UserFacingError, match="no earlier champion"):
         aliases.rollback(uri, "gate", None, "")
     assert [m.version for m in aliases.history_of(uri, "gate")] == ["1", "2", "3", "2", "1"]
+
+
+def test_a_clusterer_without_an_encoder_is_scored_by_its_own_answers(churn_like, tmp_path):
+    from sklearn.cluster import KMeans
+
+    from automl_agent.evaluation import clustering_metrics
+
+    frame, data, train = churn_like
+    model = KMeans(n_clusters=2, n_init=3, random_state=0).fit(frame.loc[train, ["tenure"]])
+    split = json.loads((tmp_path / "split.json").read_text())
+    (tmp_path / "split.json").write_text(json.dumps({**split, "features": ["tenure"]}))
+    evidence = collect(model, "tabular_clustering", str(data), tmp_path, {"target": "left"}, pictures=False)
+    expected = clustering_metrics(None, evidence.y_pred, evidence.y_true)
+    assert evidence.scores == expected and "silhouette" not in evidence.scores and expected["rand_index"] > 0.5
