@@ -12,7 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import model_commands, schedule_commands
+from . import llm_commands, model_commands, schedule_commands
 from .errors import UserFacingError
 from .settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
 
@@ -80,8 +80,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-revisions", type=int, default=1, help="revision rounds when verification fails (default 1)")
     run.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"),
                      help="brain: 'offline' (default, no key or network), 'openai:MODEL' (uses OPENAI_BASE_URL/OPENAI_API_KEY: "
-                          "OpenAI, Azure, vLLM, Ollama...), 'gguf:PATH' (a local GGUF model served in process by llama.cpp; "
-                          "gguf:gemma3-270m is the tiny bundled one)")
+                          "OpenAI, vLLM, Ollama...), 'azure:DEPLOYMENT' (AZURE_OPENAI_ENDPOINT/AZURE_OPENAI_API_KEY), "
+                          "'gguf:PATH' (a local GGUF model served in process by llama.cpp; gguf:gemma3-270m is the tiny "
+                          "bundled one). `automl-agent llm check --llm SPEC` tries one first")
+    run.add_argument("--llm-strict", action="store_true",
+                     help="a step the LLM cannot answer validly stops the run with the reason, instead of being answered "
+                          "by the offline rules (the default, which the run summary counts)")
+    run.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"], default=None,
+                     help="for reasoning models (o-series, gpt-5 family): how long they think; default: the model's own")
     run.add_argument("--llm-agent", action="append", default=[], metavar="AGENT=SPEC",
                      help="a different brain for one agent (manager, prompt, data, model, operation); repeatable, "
                           "e.g. --llm-agent manager=openai:gpt-4o-mini --llm-agent operation=openai:gpt-4o. "
@@ -192,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
 
     model_commands.add_parser(sub, [_global_options(with_defaults=False)])
     schedule_commands.add_parser(sub, [_global_options(with_defaults=False)])
+    llm_commands.add_parser(sub, [_global_options(with_defaults=False)])
 
     demo = sub.add_parser("demo", help="open the Gradio demo of a run's model")
     demo.add_argument("run_id")
@@ -219,6 +226,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         options = RunOptions(instruction=args.instruction, data_path=args.data, workdir=args.workdir, target=args.target,
                              budget_s=args.budget, n_plans=args.plans, top_k=args.top_k, max_revisions=args.max_revisions,
                              llm=args.llm, llm_by_agent=by_agent, max_tokens_per_run=args.max_tokens_per_run,
+                             llm_strict=args.llm_strict, reasoning_effort=args.reasoning_effort,
                              code_attempts=args.code_attempts,
                              memory_mb=args.memory_mb, model_name=args.model_name, run_id=args.run_id,
                              allow_schema_change=args.allow_schema_change,
@@ -368,6 +376,9 @@ def _summary(record, reporter, workdir: Path) -> None:
         rows.append(("trained on", f"work pool {record.training_pool!r} (details in runs/{record.run_id}/training/)"))
     if record.prefect_ui_url:
         rows.append(("Prefect UI", record.prefect_ui_url))
+    if record.llm.backend != "offline":
+        rows.append(("brain", record.llm.brain_line()))
+        rows += [("LLM server", note) for note in record.llm.server_adjustments]
     rows.append(("run", f"success score {record.success_score}; {record.timings.get('total', 0):.1f} s; "
                         f"run.json in {workdir / 'runs' / record.run_id}"))
     reporter.table("", rows)
@@ -686,7 +697,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
                 "server": cmd_server, "bench": cmd_bench, "stack": cmd_stack, "deploy": cmd_deploy,
-                "models": model_commands.cmd_models, "schedule": schedule_commands.cmd_schedule}
+                "models": model_commands.cmd_models, "schedule": schedule_commands.cmd_schedule,
+                "llm": llm_commands.cmd_llm}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

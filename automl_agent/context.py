@@ -82,11 +82,13 @@ def _brain(options: RunOptions, log_dir: Path | None = None):
     import os
 
     # the endpoint is part of what the brain is: another OPENAI_BASE_URL is another brain
-    key = (options.llm, tuple(sorted(options.llm_by_agent.items())), os.environ.get("OPENAI_BASE_URL"),
-           os.environ.get("OPENAI_API_KEY"))
+    key = (options.llm, tuple(sorted(options.llm_by_agent.items())), options.llm_strict, options.reasoning_effort,
+           *(os.environ.get(name) for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT",
+                                               "AZURE_OPENAI_API_KEY", "OPENAI_API_VERSION")))
     with _LOCK:
         if key not in _BRAINS:
-            _BRAINS[key] = make_brain(options.llm, options.llm_by_agent, log_dir=log_dir)
+            _BRAINS[key] = make_brain(options.llm, options.llm_by_agent, log_dir=log_dir, strict=options.llm_strict,
+                                      reasoning_effort=options.reasoning_effort)
         return _BRAINS[key]
 
 

@@ -132,5 +132,7 @@ def describe_run(r: RunRecord) -> str:
         lines.append(f"  Prefect:      {r.prefect_ui_url or r.prefect_flow_run_id}")
     if r.timings:
         lines.append("  seconds:      " + ", ".join(f"{k} {v:.1f}" for k, v in r.timings.items()))
-    lines.append(f"  brain:        {r.llm.backend}, {r.llm.calls} calls, {r.llm.tokens} tokens")
+    lines.append(f"  brain:        {r.llm.brain_line()}")
+    for note in r.llm.server_adjustments:
+        lines.append(f"  LLM server:   {note}")
     return "\n".join(lines)

@@ -26,6 +26,8 @@ class RunOptions(BaseModel):
     max_revisions: int = Field(default=1, ge=0, le=5)
     llm: str = "offline"
     llm_by_agent: dict[str, str] = Field(default_factory=dict, description="agent -> brain spec, e.g. manager=gguf:...")
+    llm_strict: bool = Field(default=False, description="a step the LLM cannot answer stops the run (no offline fallback)")
+    reasoning_effort: str | None = Field(default=None, description="reasoning models' effort: minimal, low, medium, high")
     max_tokens_per_run: int | None = Field(default=None, gt=0)
     code_attempts: int = Field(default=2, ge=1, le=5, description="tries an LLM gets to write a script that runs")
     memory_mb: int = Field(default=8192, ge=512)

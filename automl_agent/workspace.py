@@ -63,6 +63,22 @@ class LLMUsage(BaseModel):
         default=0.0, description="GPT-4o cost without the repair rounds: a model that answers validly at once")
     by_step: dict[str, dict] = Field(default_factory=dict, description="calls, tokens and cost per agent step")
     offline_fallbacks: list[str] = Field(default_factory=list, description="steps the LLM could not answer validly")
+    llm_answered: int = Field(default=0, description="steps an LLM backend answered itself")
+    rules_answered: int = Field(default=0, description="steps meant for an LLM that the offline rules answered instead")
+    reasoning_tokens: int = Field(default=0, description="part of completion_tokens a reasoning model spent thinking")
+    server_adjustments: list[str] = Field(default_factory=list,
+                                          description="parameters an LLM server refused during the run, and what was sent instead")
+
+    def brain_line(self) -> str:
+        """One line: who answered the agents' steps, and why the rules stood in where they did."""
+        line = f"{self.backend}, {self.calls} calls, {self.tokens} tokens"
+        if self.reasoning_tokens:
+            line += f" ({self.reasoning_tokens} reasoning)"
+        if self.llm_answered or self.rules_answered:
+            line += f"; {self.llm_answered} steps answered by the LLM, {self.rules_answered} by the offline rules"
+            if self.offline_fallbacks:
+                line += f" (first: {' '.join(self.offline_fallbacks[0].split())[:160]})"
+        return line
     prompt_versions: dict[str, str] = Field(default_factory=dict, description="MLflow prompt registry versions used")
     max_tokens_per_run: int | None = None
 

@@ -34,7 +34,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout5": Path(__file__).with_name("instructions_holdout5.yaml"),
            "holdout6": Path(__file__).with_name("instructions_holdout6.yaml"),
            "holdout7": Path(__file__).with_name("instructions_holdout7.yaml"),
-           "holdout8": Path(__file__).with_name("instructions_holdout8.yaml")}
+           "holdout8": Path(__file__).with_name("instructions_holdout8.yaml"),
+           "holdout9": Path(__file__).with_name("instructions_holdout9.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

@@ -232,8 +232,11 @@ def _resolve_data(ctx: context.StageContext, options: RunOptions) -> tuple[str, 
 
 
 def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LLMUsage:
+    from ..agents.brains.factory import LLM_KINDS
+
     totals = ctx.transcript.totals()
     by_step = ctx.transcript.by_step()
+    llm_calls = [r for r in ctx.transcript.all_records() if r.brain.partition(":")[0] in LLM_KINDS]
     costs = [row["cost_usd"] for row in by_step.values()]
     return LLMUsage(
         backend=ctx.brain.name, calls=totals["calls"], prompt_tokens=totals["prompt_tokens"],
@@ -245,6 +248,8 @@ def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LL
             totals["prompt_tokens"] - totals["repair_prompt_tokens"],
             totals["completion_tokens"] - totals["repair_completion_tokens"]), 6),
         by_step=by_step, offline_fallbacks=ctx.transcript.fallbacks(), prompt_versions=prompt_versions,
+        llm_answered=sum(1 for r in llm_calls if not r.fallback), rules_answered=sum(1 for r in llm_calls if r.fallback),
+        reasoning_tokens=totals["reasoning_tokens"], server_adjustments=ctx.transcript.learned(),
         max_tokens_per_run=ctx.options.max_tokens_per_run)
 
 

@@ -140,3 +140,47 @@ def test_a_hostile_script_is_contained_recorded_and_the_next_attempt_runs(run_cl
         assert record.sandbox.startswith("bubblewrap")
     else:
         assert record.sandbox.startswith("guard only")
+
+
+def _today_model(schema, body):
+    """A model that answers the manager's checks and the plan decompositions sensibly and nothing else validly."""
+    props = set((schema or {}).get("properties", {}))
+    instructions = body["messages"][0]["content"]
+    if {"relevant", "adequate"} <= props:
+        return json.dumps({"relevant": True, "adequate": True, "feedback": None})
+    if {"approve", "reason"} <= props:
+        return json.dumps({"approve": True, "reason": "the delivered model meets the requirements"})
+    if {"passed", "best_plan_id", "reason"} == props:  # the plans it was shown all pass; the first is the best
+        ids = [int(i) for i in re.findall(r'"plan_id": ?(\d+)', body["messages"][-1]["content"])]
+        return json.dumps({"passed": sorted(set(ids)), "best_plan_id": ids[0], "reason": "both meet the spec"})
+    if {"agent", "subtasks"} == props:
+        agent = "data" if instructions.startswith("You are the data scientist") else "model"
+        return json.dumps({"agent": agent, "subtasks": ["profile the columns", "train and compare candidates"]})
+    return '{"unparseable": true}'
+
+
+def test_todays_models_reasoning_and_classic_answer_without_a_refused_request(run_cli, small_churn, monkeypatch,
+                                                                                 workdir):
+    """The manager on a reasoning model (gpt-5-mini), the other agents on a classic one (gpt-4.1-mini), behind a
+    server that enforces OpenAI's parameter rules: no request is refused, both answer steps, and the record and the
+    summary say how many steps each side answered and why the rules stood in for the others."""
+    from tests.openai_rules_server import OpenAIRulesServer
+
+    with OpenAIRulesServer({"gpt-5-mini": "reasoning", "gpt-4.1-mini": "classic"}, answer=_today_model) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        code, record, err = run_cli("run", INSTRUCTION, "--data", str(small_churn), "--budget", "5", "--plans", "2",
+                                    "--llm", "openai:gpt-4.1-mini", "--llm-agent", "manager=openai:gpt-5-mini",
+                                    "--reasoning-effort", "low")
+    assert code == 0, err
+    assert server.refused == []
+    manager_requests = [r for r in server.requests if r["model"] == "gpt-5-mini"]
+    assert manager_requests and all("temperature" not in r and r["reasoning_effort"] == "low" for r in manager_requests)
+    calls = [json.loads(f.read_text()) for f in (workdir / "runs" / record.run_id / "calls").glob("*.json")]
+    answered_by = {backend: sum(1 for c in calls if c["brain"] == backend and not c["fallback"])
+                   for backend in ("openai:gpt-5-mini", "openai:gpt-4.1-mini")}
+    assert answered_by["openai:gpt-5-mini"] >= 3 and answered_by["openai:gpt-4.1-mini"] >= 3, answered_by
+    llm = record.llm
+    assert llm.llm_answered == sum(answered_by.values()) and llm.rules_answered >= 1 and llm.reasoning_tokens > 0
+    assert "no valid answer" in llm.offline_fallbacks[0] and llm.server_adjustments == []
+    assert f"{llm.llm_answered} steps answered by the LLM, {llm.rules_answered} by the offline rules" in err

@@ -20,10 +20,12 @@ def test_structured_answer_with_json_schema_and_token_accounting():
         sent = server.requests[0]
     assert verdict.ok
     assert sent["response_format"]["type"] == "json_schema"
-    assert sent["response_format"]["json_schema"]["schema"]["title"] == "RequestVerdict"
+    assert sent["response_format"]["json_schema"]["name"] == "RequestVerdict"
+    assert sent["response_format"]["json_schema"]["strict"] is True  # the contract passes strict mode
+    assert sent["response_format"]["json_schema"]["schema"]["required"] == ["relevant", "adequate", "feedback"]
     assert "Predict customer churn" in sent["messages"][1]["content"]
     assert brain.transcript.totals() == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 20,
-                                         "repair_prompt_tokens": 0, "repair_completion_tokens": 0}
+                                         "repair_prompt_tokens": 0, "repair_completion_tokens": 0, "reasoning_tokens": 0}
 
 
 def test_falls_back_to_json_mode_and_repairs_once():

@@ -75,6 +75,9 @@ class CallRecord:
     started_ns: int = 0
     cost_usd: float | None = 0.0
     fallback: str = ""  # why the offline rules answered this step instead of the LLM, if they did
+    reasoning_tokens: int = 0
+    served_model: str = ""
+    learned: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -87,6 +90,17 @@ class Usage:
     repair_prompt_tokens: int = 0
     repair_completion_tokens: int = 0
     fallback: str = ""
+    reasoning_tokens: int = 0  # part of completion_tokens: what a reasoning model thought before answering
+    served_model: str = ""  # the model the server says answered: prices an Azure deployment or a dated snapshot
+    learned: list[str] = field(default_factory=list)  # parameters the server refused on this step, and what changed
+
+    def plus(self, other: "Usage", repair: bool = False) -> "Usage":
+        """Both usages together; `repair`: the other one was a repair round."""
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
+                     self.repair_prompt_tokens + (other.prompt_tokens if repair else other.repair_prompt_tokens),
+                     self.repair_completion_tokens + (other.completion_tokens if repair else other.repair_completion_tokens),
+                     self.fallback or other.fallback, self.reasoning_tokens + other.reasoning_tokens,
+                     other.served_model or self.served_model, [*self.learned, *other.learned])
 
 
 class Brain(Protocol):
@@ -135,7 +149,8 @@ class RoutedBrain:
             getattr(brain, "close", lambda: None)()
 
 
-TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "repair_prompt_tokens", "repair_completion_tokens")
+TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "repair_prompt_tokens", "repair_completion_tokens",
+                "reasoning_tokens")
 
 
 class Transcript:
@@ -200,6 +215,10 @@ class Transcript:
     def fallbacks(self) -> list[str]:
         return [r.fallback for r in self.all_records() if r.fallback]
 
+    def learned(self) -> list[str]:
+        """What the LLM servers refused during the run and what was sent instead, each once, in order."""
+        return list(dict.fromkeys(note for r in self.all_records() for note in r.learned))
+
     def note_corrections(self, step_name: str, corrections: list[str]) -> None:
         """Attach cross-check corrections to the latest record of a step made by this transcript."""
         with self._lock:
@@ -253,7 +272,9 @@ class RecordingBrain:
             answer=result.model_dump(mode="json"), seconds=round(time.perf_counter() - started, 4),
             prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens, started_ns=started_ns,
             repair_prompt_tokens=usage.repair_prompt_tokens, repair_completion_tokens=usage.repair_completion_tokens,
-            cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens), fallback=usage.fallback,
+            cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens, usage.served_model),
+            fallback=usage.fallback, reasoning_tokens=usage.reasoning_tokens, served_model=usage.served_model,
+            learned=usage.learned,
         ))
         return result
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
@@ -15,7 +16,15 @@ PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1-nano": (0.10, 0.40),
     "o4-mini": (1.10, 4.40),
+    "o3": (2.00, 8.00),
+    "o3-mini": (1.10, 4.40),
+    "o1": (15.00, 60.00),
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
 }
+# reasoning tokens are billed as output tokens and are already inside completion_tokens: they are not added again
+SNAPSHOT = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 REFERENCE_MODEL = "gpt-4o"  # the paper's backbone; every run also reports what it would cost there
 
 
@@ -30,12 +39,19 @@ def price_table() -> dict[str, tuple[float, float]]:
     return table
 
 
-def cost_usd(backend: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """Cost of tokens on a backend spec such as 'openai:gpt-4o'; 0 for local backends, None when unknown."""
+def price_of(model: str) -> tuple[float, float] | None:
+    """The price of a model name or of its dated snapshot (gpt-5-mini-2025-08-07 is priced as gpt-5-mini)."""
+    table = price_table()
+    return table.get(model) or table.get(SNAPSHOT.sub("", model))
+
+
+def cost_usd(backend: str, prompt_tokens: int, completion_tokens: int, served_model: str = "") -> float | None:
+    """Cost of tokens on a backend spec such as 'openai:gpt-4o'; 0 for local backends, None when unknown. The model
+    the server says it ran (`served_model`) prices an Azure deployment, whose name says nothing of its model."""
     kind, _, model = backend.partition(":")
-    if kind != "openai":
+    if kind not in ("openai", "azure"):
         return 0.0
-    price = price_table().get(model)
+    price = price_of(model) or (price_of(served_model) if served_model else None)
     if price is None:
         return None
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
