@@ -139,6 +139,6 @@ def _reporter(run_id: str) -> Reporter:
 def get(ref: RunRef) -> StageContext:
     transcript = Transcript(transcript_store(ref))
     brain = RecordingBrain(lambda: _brain(ref.options, log_dir=ref.run_dir), transcript,
-                           max_tokens=ref.options.max_tokens_per_run)
+                           max_tokens=ref.options.max_tokens_per_run, prompts_dir=ref.run_dir / "prompts")
     return StageContext(ref=ref, workspace=Workspace(ref.options.workdir_path), brain=brain, transcript=transcript,
                         tracker=tracker(ref.tracking_uri, ref.experiment_id), reporter=_reporter(ref.run_id))

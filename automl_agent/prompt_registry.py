@@ -1,4 +1,5 @@
-"""The agents' prompt templates in MLflow's prompt registry: a new version whenever a template's text changes.
+"""The agents' prompt templates in MLflow's prompt registry: a new version whenever a template's text changes, and
+the version a team puts under an alias (`production`, or AUTOML_AGENT_PROMPT_ALIAS) is what runs use.
 
 Each run records the versions it used (run.json `llm.prompt_versions` and an MLflow run tag per prompt). The
 registry is only written when a template changed since the last run of this workspace (a local index of
@@ -8,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
+from string import Template
 
-from .agents.brains.base import PROMPTS_DIR
+from .agents.brains.base import PROMPT_PREFIX, PROMPTS_DIR
 from .settings import point_mlflow_at
 
-PREFIX = "automl-agent"
+PREFIX = PROMPT_PREFIX
+VERSIONS_FILE = "versions.json"  # beside a run's resolved templates: {prompt name: version}
 
 
 def prompt_name(template: Path) -> str:
@@ -73,3 +77,53 @@ def _sync(index_path: Path, tracking_uri: str, prompts_dir: Path) -> dict[str, s
     index_path.parent.mkdir(parents=True, exist_ok=True)
     index_path.write_text(json.dumps(index, indent=2))
     return versions
+
+
+def prompt_alias() -> str:
+    """The registry alias a team sets on the prompt version runs should use (`production` unless told)."""
+    return os.environ.get("AUTOML_AGENT_PROMPT_ALIAS", "production")
+
+
+def placeholder_problem(edited: str, packaged: str) -> str:
+    """Why an edited template cannot stand in for the packaged one (it names an input the step does not give, or its
+    syntax is broken), or '' when it can. Leaving a placeholder out is allowed: the step then shows less."""
+    try:
+        names = set(Template(edited).get_identifiers())
+    except ValueError as exc:
+        return f"its placeholders do not parse ({exc})"
+    if not Template(edited).is_valid():
+        return "it has a '$' that is not a placeholder (write '$$' for a dollar sign)"
+    unknown = names - set(Template(packaged).get_identifiers())
+    return f"it names inputs the step does not give: {', '.join('$' + n for n in sorted(unknown))}" if unknown else ""
+
+
+def resolve_for_run(workdir: Path, tracking_uri: str, run_dir: Path,
+                    prompts_dir: Path = PROMPTS_DIR) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """The templates this run uses, written to run_dir/prompts: each the registry's version under the team's alias
+    where one is set and fits the step, else the packaged text. Returns ({name: version used}, {name: alias} for
+    those taken by alias, warnings for aliased versions that were refused). A stage on any worker reads the same
+    texts from the run folder."""
+    from mlflow import MlflowClient
+    from mlflow.exceptions import MlflowException
+
+    versions = sync_prompts(workdir, tracking_uri, prompts_dir)
+    alias, by_alias, warnings = prompt_alias(), {}, []
+    client = MlflowClient(tracking_uri)
+    target = run_dir / "prompts"
+    target.mkdir(parents=True, exist_ok=True)
+    for template in sorted(prompts_dir.glob("*.txt")):
+        name, text = prompt_name(template), template.read_text()
+        try:
+            chosen = client.get_prompt_version_by_alias(name, alias)
+        except MlflowException:  # no alias on this prompt: the packaged text
+            chosen = None
+        if chosen is not None and str(chosen.version) != versions.get(name):
+            problem = placeholder_problem(chosen.template, text)
+            if problem:
+                warnings.append(f"prompt {name}@{alias} (version {chosen.version}) not used: {problem}; the packaged "
+                                f"text (version {versions.get(name)}) was")
+            else:
+                text, versions[name], by_alias[name] = chosen.template, str(chosen.version), alias
+        (target / template.name).write_text(text)
+    (target / VERSIONS_FILE).write_text(json.dumps(versions, indent=2))
+    return versions, by_alias, warnings

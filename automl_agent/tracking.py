@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import time
 from importlib.metadata import version as package_version
 from pathlib import Path
@@ -21,6 +22,8 @@ from .agents.brains.base import Transcript
 from .deployments.frames import consumer_signature
 from .settings import is_remote_tracking, point_mlflow_at
 from .workspace import RegisteredModel
+
+log = logging.getLogger(__name__)
 
 
 SCHEMA_METADATA_KEY = "automl_agent_schema"
@@ -193,11 +196,24 @@ class Tracker:
                 inputs={"system": r.system, "prompt": r.prompt}, start_time_ns=r.started_ns,
                 attributes={"agent": agent, "backend": r.brain, "prompt_tokens": r.prompt_tokens,
                             "completion_tokens": r.completion_tokens, "cost_usd": r.cost_usd,
-                            "corrections": r.corrections})
+                            "corrections": r.corrections, "prompt_versions": r.prompt_versions,
+                            "reasoning_tokens": r.reasoning_tokens, "fallback": r.fallback})
             self.client.end_span(root.trace_id, span.span_id, outputs=r.answer,
                                  end_time_ns=r.started_ns + int(r.seconds * 1e9))
         self.client.end_trace(root.trace_id, outputs=totals, end_time_ns=end_ns)
+        self._link_prompts(root.trace_id, {v for r in records for v in r.prompt_versions})
         return root.trace_id
+
+    def _link_prompts(self, trace_id: str, used: set[str]) -> None:
+        """The registry's prompt versions the trace's calls used, linked to it (the MLflow UI shows them both ways)."""
+        from mlflow.exceptions import MlflowException
+
+        try:
+            versions = [self.client.get_prompt_version(*name_version.rsplit("/", 1)) for name_version in sorted(used)]
+            if versions:
+                self.client.link_prompt_versions_to_trace(versions, trace_id)
+        except (MlflowException, ValueError) as exc:  # a link is a convenience: the span attributes carry the versions
+            log.warning("could not link prompt versions to trace %s: %s", trace_id, exc)
 
     def log_model(self, run_id: str, model: Any, example: Any, name: str, requirements: list[str],
                   schema: dict[str, Any], description: str = "") -> tuple[RegisteredModel, str]:

@@ -80,6 +80,8 @@ class LLMUsage(BaseModel):
                 line += f" (first: {' '.join(self.offline_fallbacks[0].split())[:160]})"
         return line
     prompt_versions: dict[str, str] = Field(default_factory=dict, description="MLflow prompt registry versions used")
+    prompt_aliases: dict[str, str] = Field(default_factory=dict,
+                                           description="prompts taken from the registry by alias (a team's edit), not the packaged text")
     max_tokens_per_run: int | None = None
 
 

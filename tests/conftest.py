@@ -57,3 +57,12 @@ def small_churn(tmp_path_factory) -> Path:
 def small_sms(tmp_path_factory) -> Path:
     """1200 messages of the SMS Spam Collection (label, message)."""
     return _write(tmp_path_factory, pd.read_csv(DATASETS / "sms_spam.csv").sample(1200, random_state=0), "sms.csv")
+
+
+@pytest.fixture(autouse=True)
+def _no_tracking_uri_leaks():
+    """A test that leaves MLFLOW_TRACKING_URI behind sends every later run of the session to its store."""
+    before = os.environ.get("MLFLOW_TRACKING_URI")
+    yield
+    after = os.environ.get("MLFLOW_TRACKING_URI")
+    assert after == before, f"the test left MLFLOW_TRACKING_URI={after!r} (was {before!r})"

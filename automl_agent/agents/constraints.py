@@ -12,7 +12,8 @@ from . import metrics
 from .contracts import Constraint, TaskType
 from .understanding.words import normalise
 
-_NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent)?"
+# "5 percentage points" is 5 in the target's own units (a rate in %), not 0.05
+_NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent(?!age[ -]points?))?"
 # bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
 # "less than"); "under 10 ms" is strict, "at most 10 ms" is not
 _BOUNDS: tuple[tuple[str, str], ...] = (
@@ -65,7 +66,46 @@ def _negated_before(text: str, start: int) -> bool:
     return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,]*$", before))
 
 
+_BULLET = re.compile(r"^\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
+
+
+def clauses(instruction: str) -> list[str]:
+    """A bullet list's items, each one clause (a line that does not start a bullet continues the one before); other
+    text, its parts between semicolons. A number on one bullet never belongs to a word on the next ('- metric: AUC' /
+    '- max 30 s of training')."""
+    lines = instruction.splitlines()
+    if sum(1 for line in lines if _BULLET.match(line)) < 2:  # ';' ends a clause too ('metric: AUC; max 30 s')
+        parts: list[str] = []
+        for part in instruction.split(";"):
+            if parts and (re.match(r"\s*(?:it|its|it's|this|that|which|they|and|but|so|or|then)\b", part, re.I)
+                          or _bare_number(part)):
+                parts[-1] += ";" + part  # 'evaluate it with RMSE; it must be below 800': the same clause goes on
+            elif part.strip():
+                parts.append(part)
+        return parts or [instruction]
+    items: list[str] = []
+    for line in lines:
+        if _BULLET.match(line) or not items:
+            items.append(_BULLET.sub("", line))
+        else:
+            items[-1] += " " + line.strip()
+    return [item for item in items if item.strip()]
+
+
+def _bare_number(part: str) -> bool:
+    """A number that names no measure or unit of its own ('anything below 0.80 will not be signed off'): it bounds
+    the measure the clause before named."""
+    text = part.lower()
+    if not re.search(r"\d", text) or re.search(_SIZE_AND_TIME, text):
+        return False
+    return not any(re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text) for alias in metrics.ALIASES)
+
+
 def _performance_bounds(instruction: str) -> list[Constraint]:
+    return [c for clause in clauses(instruction) for c in _clause_performance_bounds(clause)]
+
+
+def _clause_performance_bounds(instruction: str) -> list[Constraint]:
     """Every bound on a score the instruction states, in order; a measure may have two (a range)."""
     # what a clustering score is measured against sits between the measure and its bound ('the Rand index against the
     # species labels must be at least 0.8'); it is said in few words so the gap rule below reads past it
@@ -162,6 +202,14 @@ def _quantities(text: str, units: str):
 
 
 def parse_complexity(instruction: str) -> list[Constraint]:
+    first: dict[str, Constraint] = {}
+    for clause in clauses(instruction):
+        for c in _clause_complexity(clause):
+            first.setdefault(c.name, c)
+    return list(first.values())
+
+
+def _clause_complexity(instruction: str) -> list[Constraint]:
     text = normalise(instruction)
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
@@ -240,10 +288,15 @@ def mentioned_metric(instruction: str, task: TaskType) -> str | None:
 
 _COUNTED = r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?)"
 _SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
-            "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "year": 31556952}
-_CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|years?)"
+            "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "half-year": 15778476, "year": 31556952,
+            "decade": 315569520}
+_CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|half[- ]years?|years?|decades?)"
 _WINDOW_UNITS = rf"(?:{_COUNTED}|{_CALENDAR})"
-_NUMBER_OR_ONE = r"(\d+(?:\.\d+)?|an?|one)"
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+                 "half": 0.5, "half a": 0.5, "half an": 0.5, "a half": 0.5}
+_NUMBER_OR_ONE = (r"(\d+(?:\.\d+)?|half an?|a half|half|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                  r"twelve|fifteen|twenty|thirty)")
 # words that may stand between a count and its unit: 'the next 10 trading days', '12 more months'
 _UNIT_ADJECTIVES = (r"(?:(?:trading|business|working|calendar|market|full|whole|more|further|additional|consecutive|"
                     r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical)\s+)?")
@@ -260,8 +313,8 @@ def _snapped(step_s: float) -> float:
 def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | None:
     """N units as steps of the data: '24 hours' on hourly data is 24, 'next quarter' on monthly data 3; counted
     units ('96 steps') as said; calendar units on data without a known step, as said."""
-    n = 1.0 if number in (None, "a", "an", "one") else float(number)
-    unit = (unit or "").lower().rstrip("s").replace("half hour", "half-hour")
+    n = 1.0 if number is None else float(_NUMBER_WORDS.get(number.lower(), number) if not number[0].isdigit() else number)
+    unit = re.sub(r"half[ -](hour|year)", r"half-\1", (unit or "").lower().rstrip("s"))
     if not unit or re.fullmatch(_COUNTED, unit + "s") or re.fullmatch(_COUNTED, unit) or step_s is None:
         return int(n) if n.is_integer() else None
     steps = n * _SECONDS.get(unit, 0) / _snapped(step_s)
@@ -278,7 +331,8 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
         rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
-        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))"),
+        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b"),
         step_s)
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",

@@ -580,8 +580,58 @@ def _finish(frame: pd.DataFrame, reading: TableReading, name: str | None = None)
             f"from besides it (read as {reading.summary()}).",
             "Check the file's delimiter (comma, semicolon, tab or |) and that it has one column per field; "
             "a model needs a column to predict and at least one to predict it from.")
+    frame = _time_from_labels(frame, reading.notes)
     frame = _time_from_parts(frame, reading.notes)
     return frame, reading
+
+
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
+# period labels that R (tsibble's yearmonth, yearquarter, yearweek), spreadsheets and statistics offices write, which
+# pandas does not read as dates: each -> a function of the match giving the period's first day
+_PERIOD_LABELS: list[tuple[re.Pattern, object]] = [
+    (re.compile(rf"^(\d{{4}})[ -]?({_MONTHS})[a-z]*\.?$", re.I), lambda m: f"{m[1]}-{_month(m[2])}-01"),
+    (re.compile(rf"^({_MONTHS})[a-z]*\.?[ -]?(\d{{4}})$", re.I), lambda m: f"{m[2]}-{_month(m[1])}-01"),
+    (re.compile(r"^(\d{4})[ -]?Q([1-4])$", re.I), lambda m: f"{m[1]}-{3 * int(m[2]) - 2:02d}-01"),
+    (re.compile(r"^Q([1-4])[ -]?(\d{4})$", re.I), lambda m: f"{m[2]}-{3 * int(m[1]) - 2:02d}-01"),
+    (re.compile(r"^(\d{4})[ -]?M(\d{2})$", re.I), lambda m: f"{m[1]}-{m[2]}-01"),
+    (re.compile(r"^(\d{4})[ -]?W(\d{1,2})$", re.I), lambda m: f"{m[1]}-W{int(m[2]):02d}-1"),
+]
+
+
+def _month(name: str) -> str:
+    return f"{_MONTHS.split('|').index(name[:3].lower()) + 1:02d}"
+
+
+def _period_start(label: str) -> str | None:
+    for pattern, start in _PERIOD_LABELS:
+        m = pattern.match(label.strip())
+        if m:
+            return start(m)
+    return None
+
+
+def _time_from_labels(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """A text column whose every value is a period label ('1960 Jan', 'Q3 2021', '2020M07', '2019 W05') is read as the
+    period's first day, so a forecast can order its rows by it and calendar windows ('next quarter') convert."""
+    converted = frame
+    for column in frame.columns:
+        if pd.api.types.is_numeric_dtype(frame[column]) or pd.api.types.is_datetime64_any_dtype(frame[column]):
+            continue
+        values = frame[column].dropna().astype(str)
+        if values.empty or _period_start(values.iloc[0]) is None:
+            continue
+        starts = values.map(_period_start)
+        if starts.isna().any():
+            continue
+        weekly = starts.str.contains("W").any()
+        parsed = pd.to_datetime(starts, format="%G-W%V-%u" if weekly else "%Y-%m-%d", errors="coerce")
+        if parsed.isna().any():
+            continue
+        if converted is frame:
+            converted = frame.copy()
+        converted[column] = parsed.reindex(frame.index)
+        notes.append(f"'{column}' read as dates from period labels like {values.iloc[0]!r} (each period's first day)")
+    return converted
 
 
 _PARTS = {"year": (1000, 3000), "month": (1, 12), "day": (1, 31), "hour": (0, 23)}

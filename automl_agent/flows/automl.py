@@ -173,7 +173,11 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
         record.data_path, record.data_source = _resolve_data(ctx, options)
         ctx = context.get(ctx.ref.model_copy(update={"options": ctx.options.model_copy(
             update={"data_path": record.data_path})}))
-        record.llm.prompt_versions = prompt_registry.sync_prompts(ctx.options.workdir_path, ctx.tracker.tracking_uri)
+        record.llm.prompt_versions, record.llm.prompt_aliases, refused = prompt_registry.resolve_for_run(
+            ctx.options.workdir_path, ctx.tracker.tracking_uri, ctx.run_dir)
+        record.warnings += refused
+        for name, alias in record.llm.prompt_aliases.items():
+            ctx.reporter.always(f"prompt {name}: version {record.llm.prompt_versions[name]} (@{alias} in the registry)")
         ctx.tracker.tags(ctx.mlflow_run_id, {f"prompt.{name}": v for name, v in record.llm.prompt_versions.items()})
         ctx.workspace.save(record)
         ctx.tracker.text(ctx.mlflow_run_id, options.instruction, "instruction.txt")
@@ -203,7 +207,7 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     finally:
         record.timings = dict(reporter.timings)
         record.timings["total"] = round(time.perf_counter() - started, 3)
-        record.llm = _llm_usage(ctx, record.llm.prompt_versions)
+        record.llm = _llm_usage(ctx, record.llm.prompt_versions, record.llm.prompt_aliases)
         context.close_brains()
         if record.status == "interrupted":
             ctx.workspace.save(record)  # first: a second Ctrl-C during the bookkeeping below must not lose it
@@ -231,7 +235,7 @@ def _resolve_data(ctx: context.StageContext, options: RunOptions) -> tuple[str, 
     return path, source
 
 
-def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LLMUsage:
+def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str], prompt_aliases: dict[str, str]) -> LLMUsage:
     from ..agents.brains.factory import LLM_KINDS
 
     totals = ctx.transcript.totals()
@@ -248,6 +252,7 @@ def _llm_usage(ctx: context.StageContext, prompt_versions: dict[str, str]) -> LL
             totals["prompt_tokens"] - totals["repair_prompt_tokens"],
             totals["completion_tokens"] - totals["repair_completion_tokens"]), 6),
         by_step=by_step, offline_fallbacks=ctx.transcript.fallbacks(), prompt_versions=prompt_versions,
+        prompt_aliases=prompt_aliases,
         llm_answered=sum(1 for r in llm_calls if not r.fallback), rules_answered=sum(1 for r in llm_calls if r.fallback),
         reasoning_tokens=totals["reasoning_tokens"], server_adjustments=ctx.transcript.learned(),
         max_tokens_per_run=ctx.options.max_tokens_per_run)

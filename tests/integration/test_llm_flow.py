@@ -11,6 +11,7 @@ import mlflow
 import pytest
 from mlflow.tracking import MlflowClient
 
+from automl_agent import prompt_registry
 from automl_agent.settings import point_mlflow_at
 from tests.chat_server import ChatServer
 
@@ -166,6 +167,11 @@ def test_todays_models_reasoning_and_classic_answer_without_a_refused_request(ru
     summary say how many steps each side answered and why the rules stood in for the others."""
     from tests.openai_rules_server import OpenAIRulesServer
 
+    # the team edited one prompt in the registry and put it under @production: this run uses it, not the packaged text
+    point_mlflow_at(f"sqlite:///{workdir / 'mlflow.db'}")
+    packaged = (Path(prompt_registry.PROMPTS_DIR) / "manager.verify_request.txt").read_text()
+    edited = mlflow.genai.register_prompt("automl-agent.manager.verify_request", "TEAM-EDIT-7: " + packaged)
+    mlflow.genai.set_prompt_alias("automl-agent.manager.verify_request", alias="production", version=edited.version)
     with OpenAIRulesServer({"gpt-5-mini": "reasoning", "gpt-4.1-mini": "classic"}, answer=_today_model) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
@@ -184,3 +190,11 @@ def test_todays_models_reasoning_and_classic_answer_without_a_refused_request(ru
     assert llm.llm_answered == sum(answered_by.values()) and llm.rules_answered >= 1 and llm.reasoning_tokens > 0
     assert "no valid answer" in llm.offline_fallbacks[0] and llm.server_adjustments == []
     assert f"{llm.llm_answered} steps answered by the LLM, {llm.rules_answered} by the offline rules" in err
+
+    verify_requests = [r for r in manager_requests if "TEAM-EDIT-7" in json.dumps(r["messages"])]
+    assert len(verify_requests) == 1, (record.mlflow_tracking_uri, llm.prompt_versions, llm.prompt_aliases, record.warnings)  # the edited prompt was sent (and only on its own step)
+    name = "automl-agent.manager.verify_request"
+    assert llm.prompt_versions[name] == str(edited.version) and llm.prompt_aliases == {name: "production"}
+    verify_call = next(c for c in calls if c["step"] == "manager.verify_request")
+    assert f"{name}/{edited.version}" in verify_call["prompt_versions"]
+    assert MlflowClient(record.mlflow_tracking_uri).get_run(record.mlflow_run_id).data.tags[f"prompt.{name}"] == str(edited.version)

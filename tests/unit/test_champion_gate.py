@@ -147,6 +147,8 @@ def test_both_models_are_scored_by_the_same_measure_on_the_same_rows(churn_like,
 
 def test_aliases_move_with_their_reasons_and_a_rollback_retraces_the_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the default experiment keeps its artifacts in ./mlruns: not in the checkout
+    # mlflow.set_tracking_uri exports MLFLOW_TRACKING_URI: later CLI runs of this session would track into this store
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "sqlite:///unused")
     import mlflow
     from mlflow.tracking import MlflowClient
 

@@ -170,3 +170,30 @@ def test_model_families_by_name():
     assert not any(map(is_reasoning_model, ["gpt-4o", "gpt-4.1-mini", "gpt-5-chat-latest", "llama3", "omni-7b"]))
     assert cost_usd("openai:gpt-5-mini", 1_000_000, 1_000_000) == pytest.approx(2.25)
     assert cost_usd("azure:anything", 1_000_000, 0, "gpt-4o-2024-08-06") == pytest.approx(2.5)
+
+
+def test_a_prompt_edited_in_the_registry_is_used_by_alias_unless_it_names_inputs_the_step_lacks(tmp_path, monkeypatch):
+    import mlflow
+
+    from automl_agent import prompt_registry
+    from automl_agent.settings import point_mlflow_at
+
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    point_mlflow_at(uri)
+    packaged = (prompt_registry.PROMPTS_DIR / "manager.verify_request.txt").read_text()
+    good = mlflow.genai.register_prompt("automl-agent.manager.verify_request", "Be brief. " + packaged)
+    bad = mlflow.genai.register_prompt("automl-agent.manager.make_plans", "Plan for $customer_name")
+    for prompt in (good, bad):
+        mlflow.genai.set_prompt_alias(prompt.name, alias="production", version=prompt.version)
+    versions, by_alias, warnings = prompt_registry.resolve_for_run(tmp_path, uri, tmp_path / "run")
+    assert by_alias == {"automl-agent.manager.verify_request": "production"}
+    assert (tmp_path / "run" / "prompts" / "manager.verify_request.txt").read_text().startswith("Be brief. ")
+    assert len(warnings) == 1 and "$customer_name" in warnings[0] and "packaged text" in warnings[0]
+    assert versions["automl-agent.manager.make_plans"] != str(bad.version)
+
+    recorded = RecordingBrain(OfflineBrain(), Transcript(), prompts_dir=tmp_path / "run" / "prompts")
+    recorded.answer(VERIFY)
+    record = recorded.transcript.all_records()[0]
+    assert record.prompt.startswith("Be brief. ")
+    assert f"automl-agent.manager.verify_request/{good.version}" in record.prompt_versions

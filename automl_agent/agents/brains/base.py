@@ -17,6 +17,7 @@ from ...errors import UserFacingError
 from .pricing import cost_usd
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+PROMPT_PREFIX = "automl-agent"  # registry names: automl-agent.<template stem>
 Out = TypeVar("Out", bound=BaseModel)
 
 
@@ -45,16 +46,22 @@ class AgentStep(Generic[Out]):
     inputs: dict[str, Any]
     # what the prompt shows for an input, when less than the whole object is needed (fewer tokens, same decision)
     views: dict[str, Any] = field(default_factory=dict)
+    # where the templates are read: the run's resolved copies (registry versions under the team's alias) or the package
+    prompts_dir: Path = PROMPTS_DIR
 
     @property
     def agent(self) -> str:
         return self.name.split(".", 1)[0]
 
+    @property
+    def template_files(self) -> tuple[str, str]:
+        return f"system_{self.agent}.txt", f"{self.name}.txt"
+
     def system_prompt(self) -> str:
-        return (PROMPTS_DIR / f"system_{self.agent}.txt").read_text()
+        return (self.prompts_dir / self.template_files[0]).read_text()
 
     def user_prompt(self) -> str:
-        template = Template((PROMPTS_DIR / f"{self.name}.txt").read_text())
+        template = Template((self.prompts_dir / self.template_files[1]).read_text())
         return template.substitute({k: render_value(self.views.get(k, v)) for k, v in self.inputs.items()})
 
 
@@ -78,6 +85,7 @@ class CallRecord:
     reasoning_tokens: int = 0
     served_model: str = ""
     learned: list[str] = field(default_factory=list)
+    prompt_versions: list[str] = field(default_factory=list)  # "automl-agent.manager.verify_request/2", system's too
 
 
 @dataclass
@@ -237,7 +245,10 @@ class RecordingBrain:
     """Wraps a brain so each answer is validated against the contract, priced, and recorded with its rendered
     prompt; enforces the run's token budget before every step."""
 
-    def __init__(self, brain: "Brain | Callable[[], Brain]", transcript: Transcript, max_tokens: int | None = None):
+    def __init__(self, brain: "Brain | Callable[[], Brain]", transcript: Transcript, max_tokens: int | None = None,
+                 prompts_dir: Path | None = None):
+        """`prompts_dir`: the run's resolved templates (prompt_registry.resolve_for_run), used when present."""
+        self.prompts_dir = prompts_dir
         # a callable is called on the first step that needs a brain: a stage that asks no agent (the report) starts
         # no LLM server
         self._brain = brain if hasattr(brain, "answer") else None
@@ -263,6 +274,9 @@ class RecordingBrain:
                 f"it stopped before the step {step.name}.",
                 "Raise --max-tokens-per-run, use fewer plans (--plans), or a cheaper brain for some agents (--llm-agent).",
                 status="failed")
+        versions = self._prompt_versions()
+        if versions:
+            step.prompts_dir = self.prompts_dir
         started, started_ns = time.perf_counter(), time.time_ns()
         result, usage = self.brain.answer(step)
         result = step.output.model_validate(result.model_dump())
@@ -274,9 +288,19 @@ class RecordingBrain:
             repair_prompt_tokens=usage.repair_prompt_tokens, repair_completion_tokens=usage.repair_completion_tokens,
             cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens, usage.served_model),
             fallback=usage.fallback, reasoning_tokens=usage.reasoning_tokens, served_model=usage.served_model,
-            learned=usage.learned,
+            learned=usage.learned, prompt_versions=[f"{PROMPT_PREFIX}.{Path(f).stem}/{versions[f'{PROMPT_PREFIX}.{Path(f).stem}']}"
+                                                    for f in step.template_files if f"{PROMPT_PREFIX}.{Path(f).stem}" in versions],
         ))
         return result
+
+    def _prompt_versions(self) -> dict[str, str]:
+        """{prompt name: version} of the run's resolved templates; empty when the run has none (tests, the corpus)."""
+        if self.prompts_dir is None or not (self.prompts_dir / "versions.json").is_file():
+            return {}
+        try:
+            return json.loads((self.prompts_dir / "versions.json").read_text())
+        except (ValueError, OSError):
+            return {}
 
     def backend_for(self, step: AgentStep) -> str:
         return backend_of(self.brain, step)

@@ -310,6 +310,14 @@ def _asks_for_column(instruction: str, profile: DataProfile, target: str | None)
                                           or bool(re.search(r"\b(?:predict|classify|estimate|forecast)\b", text)))
 
 
+def _without_column_names(text: str, profile: DataProfile, target: str | None) -> str:
+    """The instruction without the names of the table's other columns: a column called 'price' in a list of inputs
+    is not a cue that the target is an amount."""
+    for column in sorted((c.name.lower() for c in profile.columns if c.name != target), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(column)}(?![\w.])", " ", text)
+    return text
+
+
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
@@ -331,8 +339,14 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
             return TaskType.text_classification
         if column.kind in {"categorical", "boolean"}:
             return TaskType.tabular_classification
-        if column.kind == "numeric" and column.n_unique <= 10 and not QUANTITY_CUES.search(text):
-            return TaskType.tabular_classification
+        if column.kind == "numeric" and column.n_unique <= 10:
+            # a metric named for one kind of task settles a few-valued number (0/1 'approve' judged by precision)
+            for_classes = mentioned_metric(instruction, TaskType.tabular_classification)
+            for_amounts = mentioned_metric(instruction, TaskType.tabular_regression)
+            if for_classes and not for_amounts:
+                return TaskType.tabular_classification
+            if not for_amounts and not QUANTITY_CUES.search(_without_column_names(text, profile, target)):
+                return TaskType.tabular_classification
         if column.kind == "numeric":
             return TaskType.tabular_regression
     if any(w in text for w in REGRESSION_WORDS):

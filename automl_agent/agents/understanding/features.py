@@ -66,9 +66,17 @@ _EXCLUDE_OPENERS = (
 _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?)\s+"
                    r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside)\b")
 # 'Sex must not be an input', 'the ID is off limits': the column said first, then that it may not be used
-_EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+)(?P<list>[^.;:!?,]{1,60}?)\s+(?:(?:must|should|may|can|will|is to|are to)"
-                  r"\s*(?:not|n't|never)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|touched)"
-                  r"|(?:is|are)\s+(?:off[- ]limits|not allowed|forbidden|not to be used|not an? (?:input|feature)s?))\b")
+# 'those can't be used as inputs', 'the indicators (white, black) stay out of the model'
+_EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^.;:!?,]{1,60}?|[^.;:!?(]{0,60}?\([^()]{1,120}\))"
+                  r"\s+(?:(?:(?:must|should|may|can|will|is to|are to|has to|have to)\s*(?:not|never)|can't|cannot|won't|"
+                  r"mustn't|shouldn't|may not)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|"
+                  r"touched)"
+                  r"|(?:is|are)\s+(?:off[- ]limits|not allowed|forbidden|not to be used|not an? (?:input|feature)s?)"
+                  r"|(?:(?:must|should|has to|have to|need to|needs to|will)\s+)?(?:stay|stays|remain|remains|be kept|be left)"
+                  r"\s+out(?:side)?\s+of\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
+# the items a pronoun stands for: 'the action code and the reject flag' ... 'those can't be used'
+_PRONOUN_LIST = (r"\s*(?:so\s+|and\s+)?(?:obviously\s+|clearly\s+|of course\s+)?(?:those|these|they|both|them)"
+                 r"(?:\s+(?:two|three|four|columns?|fields?|variables?))?\s*")
 # 'drop rows with a missing price' removes rows; 'without overfitting' leaves out no column
 _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicates?|outliers?|missing|nulls?|nans?|"
                 r"nas?|n/a|empty|blanks?|zeros?|negative|invalid|bad|corrupt\w*|wrong|typos?|nois\w*|samples?|"
@@ -98,7 +106,7 @@ _KIND_WORDS = {"numeric": r"numeric|numerical|number|numbers|quantitative|contin
                "categorical": r"categorical|category|categories|qualitative|nominal"}
 STRONG = 0.75  # how sure a word match must be to name a column
 # words that add nothing to a column's name: 'smoker status', 'the contract type', 'the balcony flag'
-_GENERIC = {"status", "type", "kind", "flag", "indicator", "level", "info", "information", "value", "values",
+_GENERIC = {"status", "type", "kind", "flag", "indicator", "code", "level", "info", "information", "value", "values",
             "column", "columns", "feature", "features", "field", "variable", "data", "details", "yes", "no", "label",
             "labels", "number", "only", "just", "pls", "plz", "please", "also", "too", "alone", "all", "whatsoever",
             "entirely", "completely", "either"}
@@ -327,7 +335,14 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
                 continue
             _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
     for m in re.finditer(_EXCLUDE_AFTER, text):
-        _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start("list"):m.end()])
+        chunk = m.group("list")
+        if re.fullmatch(_PRONOUN_LIST, chunk):
+            chunk = _referent(text, m.start("list"))
+        elif grouped := re.search(r"\(([^()]{1,120})\)\s*$", chunk):  # 'race indicators (white, black)': the names
+            chunk = grouped.group(1)
+        else:  # 'white, black, hispan, male stay out': the names before the last comma belong to the list too
+            chunk = _names_before(text, m.start("list"), profile) + chunk
+        _exclude(choice, _resolve(chunk, profile, target)[0], said[m.start("list"):m.end()])
     for m in re.finditer(_EXCLUDE_AROUND, text):
         _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
     columns = [c for c in profile.columns if c.name != target]
@@ -347,6 +362,29 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         if items and all(len(names) == 1 for names, _ in found):  # 'no Min.Price or Max.Price', 'not RI'
             _exclude(choice, [names[0] for names, _ in found], said[m.start():m.end()].strip(" ,.;("))
     return choice
+
+
+def _names_before(text: str, at: int, profile: DataProfile) -> str:
+    """Exact column names listed with commas right before `at` ('white, black, ' before 'male'), as a list prefix."""
+    names = {c.name.lower() for c in profile.columns}
+    found: list[str] = []
+    head = text[:at]
+    while m := re.search(r"(?:^|[\s(])([\w.]+)\s*,\s*$", head):
+        if m.group(1) not in names:
+            break
+        found.insert(0, m.group(1))
+        head = head[:m.start(1)]
+    return "".join(f"{name}, " for name in found)
+
+
+def _referent(text: str, at: int) -> str:
+    """What 'those' stands for: the last parenthesised list, or the last 'the X and the Y', in the same or the
+    previous sentence; '' when there is none."""
+    start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
+    start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:start - 1])), default=0) if start else 0
+    window = text[start:at]
+    groups = re.findall(r"\(([^()]{1,120})\)", window)
+    return groups[-1] if groups else ""
 
 
 def _exclude(choice: FeatureChoice, columns: list[str], phrase: str) -> None:
