@@ -268,15 +268,31 @@ def parse_constraints(instruction: str) -> list[Constraint]:
     return parse_performance(instruction) + parse_complexity(instruction)
 
 
+def _unsupported_spans(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), name) for alias, name in metrics.UNSUPPORTED.items()
+            for m in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text)]
+
+
+def unsupported_metric(instruction: str) -> str | None:
+    """A measure the instruction asks for that automl-agent has not ('log loss', 'balanced accuracy'), or None."""
+    found = [(start, name) for start, _, name in _unsupported_spans(instruction.lower())
+             if not _negated_before(instruction.lower(), start)]
+    return min(found)[1] if found else None
+
+
 def mentioned_metric(instruction: str, task: TaskType) -> str | None:
-    """The first metric the instruction names that fits the task (with or without a number)."""
+    """The first metric the instruction names that fits the task (with or without a number); a name inside an
+    unsupported one ('accuracy' in 'balanced accuracy') is not it."""
     text = instruction.lower()
     allowed = metrics.TASK_METRICS.get(task, set())
+    inside = _unsupported_spans(text)
     best: tuple[int, str] | None = None
     for alias, name in metrics.ALIASES.items():
         if name not in allowed:
             continue
         for m in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text):
+            if any(a <= m.start() and m.end() <= b for a, b, _ in inside):
+                continue
             after = text[m.end():m.end() + 30]
             if _negated_before(text, m.start()) or re.match(r"\s*(?:is|are)\s*(?:not|n't)\b|\s*isn't\b|\s*doesn't", after):
                 continue

@@ -50,6 +50,22 @@ ALIASES: dict[str, str] = {
     "silhouette": "silhouette", "silhouette score": "silhouette",
 }
 
+# measures people ask for that automl-agent neither optimises nor reports: named alone, they are refused with the
+# ones it has, never swapped silently for another ('balanced accuracy' is not accuracy)
+UNSUPPORTED: dict[str, str] = {
+    "log loss": "log loss", "log-loss": "log loss", "logloss": "log loss", "logarithmic loss": "log loss",
+    "cross-entropy": "cross-entropy", "cross entropy": "cross-entropy", "brier": "the Brier score",
+    "kappa": "Cohen's kappa", "matthews": "the Matthews correlation", "mcc": "the Matthews correlation",
+    "balanced accuracy": "balanced accuracy", "top-5 accuracy": "top-k accuracy", "top-k accuracy": "top-k accuracy",
+    "pr auc": "PR AUC", "pr-auc": "PR AUC", "auprc": "PR AUC", "average precision": "average precision",
+    "precision-recall auc": "PR AUC", "area under the precision-recall curve": "PR AUC", "gini": "the Gini coefficient",
+    "f-beta": "F-beta", "fbeta": "F-beta", "smape": "sMAPE", "wape": "WAPE",
+    "mase": "MASE", "pinball": "pinball loss", "quantile loss": "quantile loss", "median absolute error": "median absolute error",
+    "medae": "median absolute error", "rmspe": "RMSPE", "explained variance": "explained variance",
+    "davies-bouldin": "the Davies-Bouldin index", "davies bouldin": "the Davies-Bouldin index",
+    "calinski": "the Calinski-Harabasz index", "dunn index": "the Dunn index",
+}
+
 TASK_METRICS: dict[TaskType, set[str]] = {
     TaskType.tabular_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},
     TaskType.text_classification: {"accuracy", "f1", "precision", "recall", "roc_auc"},

@@ -8,7 +8,7 @@ from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
 from .brains.offline import OfflineRules, default_metric, infer_task, understood_target
-from .constraints import mentioned_metric, reconcile
+from .constraints import mentioned_metric, reconcile, unsupported_metric
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, SpecAudit, TaskType
 from .views import profile_view
 from ..errors import InputsUnclear, TargetUnclear, UserFacingError
@@ -111,6 +111,13 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
                               "Name the label column of nodes.csv in the instruction or with --target.")
 
     allowed = metrics.TASK_METRICS[task]
+    asked_for = unsupported_metric(instruction)
+    if asked_for and mentioned_metric(instruction, task) is None:
+        raise UserFacingError(
+            f"The instruction asks for {asked_for}, which automl-agent does not measure; it would train and judge the "
+            f"model by another metric without your say.",
+            f"Name one it measures for {task.value.replace('_', ' ')}: {', '.join(sorted(allowed))} (for example "
+            f"'... judged by {sorted(allowed)[0]}'), and compute {asked_for} yourself from the served model's predictions.")
     if problem.metric not in allowed:
         fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
         notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")

@@ -36,7 +36,9 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 
 # written blind, first contact measured before the reader was changed for them (benchmarks/results); holdout8 has not
 # been used for any change: its floor is its first contact
-FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5}
+# holdout9 (first contact 15/40, benchmarks/results/understanding_holdout9_first_contact.md) was then used: 24/40
+FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5,
+                        "holdout9": 0.57}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))
@@ -45,7 +47,7 @@ def test_blind_corpora_keep_what_the_reader_has_learned(results, corpus):
     assert overall["share"] >= FIRST_CONTACT_FLOORS[corpus], [r.id for r in results[corpus] if not r.understood]
 
 
-@pytest.mark.parametrize("corpus", sorted(FLOORS))
+@pytest.mark.parametrize("corpus", sorted(FLOORS) + ["holdout9"])
 def test_a_wrong_target_is_never_trained_silently(results, corpus):
     silent = [r.id for r in results[corpus] if r.silent_wrong_target]
     assert not silent, silent

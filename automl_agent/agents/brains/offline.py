@@ -23,8 +23,21 @@ from .base import AgentStep, Usage
 
 FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-series", "future", "pred_seq_len",
                   "coming", "tomorrow", "upcoming", "day-ahead")
-CLUSTERING = re.compile(r"\b(?:cluster\w*|segment\w*|group(?:s|ings?|ed)?|unsupervised|partition\w*|alike|"
-                        r"similar (?:ones|machines|customers|items|rows|records))\b")
+# 'group' and 'segment' ask for clustering as a verb or as what is found ('group the customers', 'into 4 segments',
+# 'find natural groups'), not as a noun for people ('our supply planning group needs a forecast')
+_GROUP_WORD = r"(?:group|segment)"
+CLUSTERING = re.compile(
+    r"\b(?:cluster\w*|segmentation|segmenting|groupings?|regroup\w*|agrup\w*|gruppier\w*|unsupervised|partition\w*|alike|"
+    r"similar (?:ones|machines|customers|items|rows|records))\b"
+    rf"|(?:^|[.;:!?,(]\s*|\b(?:to|please|pls|and|then|you|we|i|can|could|would|should|must)\s+){_GROUP_WORD}(?:s|ed)?\b"
+    rf"(?!\s+(?:needs?|wants?|asks?|is|are|has|have|will|would|manager|lead|head|members?)\b)"
+    rf"|\b{_GROUP_WORD}(?:ed|ing)\s+(?:by|into|together|the|them|these|those)\b"
+    rf"|\b(?:into|in|find|finds|found|discover|identify|uncover|reveal|detect|distinct|natural|separate|"
+    rf"different|similar|homogeneous|\d+|two|three|four|five|six|seven|eight|nine|ten|several|few|some|k)\s+"
+    rf"(?:\w+\s+)?{_GROUP_WORD}s\b"
+    rf"|\b{_GROUP_WORD}s?\s+(?:of|with)\s+similar\b"
+    rf"|\b(?:the|these|those|resulting|found|obtained)\s+{_GROUP_WORD}s\b(?!\s+(?:need|want|ask|is|are|has|have|will)\b)",
+    re.IGNORECASE)
 REGRESSION_WORDS = ("regress", "price", "how much", "how many", "amount", "value of", "estimate the", "continuous",
                     "rmse", "mae", "r2", "r-squared", "strength", "revenue", "cost", "sales", "demand")
 # a few distinct numbers are still a quantity when the words say so: 'the number of affairs (it's a count)', 'MAE'

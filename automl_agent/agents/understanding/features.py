@@ -210,7 +210,8 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         return by_initials, False
     content = [w for w in bare.split() if w not in STOPWORDS]
     # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'
-    for words in (content, content[::-1] if len(content) == 2 else []):
+    # 'the mean maximum temperature' for meanmax: the head noun may stay unsaid in the name
+    for words in (content, content[::-1] if len(content) == 2 else [], content[:-1] if len(content) >= 3 else []):
         spelled = [c.name for c in columns if len(words) > 1 and abbreviates_phrase(c.name, words)]
         if len(spelled) == 1:  # 'body weight' for Bwt
             return spelled, False

@@ -125,10 +125,34 @@ _VERB_NOUNS = {"sell": "sale", "sells": "sale", "selling": "sale", "sold": "sale
                "earned": "earning", "earns": "earning"}
 
 
+# what English adds to a stem: 'employ' -> 'employment', 'sport' -> 'sports'; 'sport' -> 'sportler' is another word
+_SUFFIXES = ("s", "es", "e", "ed", "er", "ers", "ing", "ings", "ment", "ments", "ion", "ions", "ation", "ations", "al",
+             "ally", "ly", "ity", "ities", "ness", "ive", "ives", "or", "ors", "y", "ies", "ful", "ic", "ics", "ist", "ists",
+             "ance", "ence", "ant", "ent", "age", "ages", "ship", "ure", "ures", "ize", "ise", "ized", "ised", "able")
+
+
+def _extends(longer: str, prefix: str) -> bool:
+    """`longer` is `prefix` with an English ending (or a short one), not another word that starts the same way."""
+    if not longer.startswith(prefix):
+        return False
+    rest = longer[len(prefix):]
+    return len(rest) <= 2 or rest in _SUFFIXES
+
+
+@lru_cache(maxsize=1)
+def english_vocabulary() -> frozenset[str]:
+    """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
+    from ...runtime import _minilm, minilm_available
+
+    if not minilm_available():
+        return frozenset()
+    return frozenset(w for w in _minilm().tokenizer.vocab if w.isalpha())
+
+
 def _word_matches(token: Token, word: str, word_stem: str) -> bool:
     if token.stem == word_stem or token.text == word or _VERB_NOUNS.get(token.text) in (word_stem, word):
         return True
-    if len(word_stem) >= 4 and len(token.stem) >= 4 and (token.stem.startswith(word_stem) or word_stem.startswith(token.stem)):
+    if len(word_stem) >= 4 and len(token.stem) >= 4 and (_extends(token.stem, word_stem) or _extends(word_stem, token.stem)):
         return True
     # a typo keeps the first letter and most of the rest ('chrun', 'dimonds'); 'height' is not 'weight'
     return (len(word) >= 5 and len(token.text) >= 5 and token.text[0] == word[0]
@@ -345,6 +369,9 @@ def _abbreviates(word: str, said: str, parts) -> bool:
         word = word[:-1]
     if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
         return False
+    vocabulary = english_vocabulary()
+    if vocabulary and word in vocabulary and said not in vocabulary:
+        return False  # 'sport' is a word of its own: 'sportler' (German) is another word, not what it abbreviates
     if len(parts.words) > 1:
         return len(word) == 3 and len(said) >= 6
     return len(word) >= 3 and len(said) >= len(word) + 3
@@ -382,8 +409,12 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
         for i, first in enumerate(toks):
             for n in (2, 3, 4):
                 run = toks[i:i + n]
-                if len(run) == n and not any(t.text in STOPWORDS for t in run) \
-                        and run[-1].start - first.end <= 12 * n and abbreviates_phrase(column.name, [t.text for t in run]) \
+                # one small word may stand inside ('out of work' spells outwork), never at either end
+                inner = [t for t in run[1:-1] if t.text in STOPWORDS]
+                said = [t for t in run if t.text not in STOPWORDS]
+                if len(run) == n and len(said) >= 2 and run[0].text not in STOPWORDS and run[-1].text not in STOPWORDS \
+                        and len(inner) <= 1 and run[-1].start - first.end <= 12 * n \
+                        and abbreviates_phrase(column.name, [t.text for t in said]) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
     per_word = _name_word_hits(column, toks)

@@ -189,6 +189,9 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         word = words[j]
         if i >= len(name) or name[i] != word[0]:
             return False
+        # a whole short word, then the next word: 'high' + 'b' + 'p' is highbp, 'mean' + 'min' meanmin
+        if j < len(words) - 1 and len(word) <= 5 and name.startswith(word, i) and fits(i + len(word), j + 1):
+            return True
         # the first letter, then any letters of the same word in order, then the next word
         k = i + 1
         pos = 1
