@@ -36,9 +36,10 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 
 # written blind, first contact measured before the reader was changed for them (benchmarks/results); holdout8 has not
 # been used for any change: its floor is its first contact
-# holdout9 (first contact 15/40, benchmarks/results/understanding_holdout9_first_contact.md) was then used: 24/40
+# holdout9 (first contact 15/40, benchmarks/results/understanding_holdout9_first_contact.md) was then used: 24/40;
+# holdout10 (8/24) was written after the last change and has not been used: its floor is its first contact
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5,
-                        "holdout9": 0.57}
+                        "holdout9": 0.57, "holdout10": 0.33}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))
