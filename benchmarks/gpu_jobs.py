@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -44,8 +45,11 @@ def prepare(out: Path, budget: float) -> None:
         job = out / kind
         shutil.rmtree(job, ignore_errors=True)
         job.mkdir(parents=True)
-        source, relative = data_snapshot(record["data_path"], record["task_type"])
-        script = Path(record["script_path"]).read_text().replace(repr(record["data_path"]), repr(relative))
+        script = Path(record["script_path"]).read_text()
+        # the script reads the run's snapshot of the data (a parquet copy of a table), not the file the user gave
+        read = re.search(r"'data_path': '([^']+)'", script).group(1)
+        source, relative = data_snapshot(read, record["task_type"])
+        script = script.replace(repr(read), repr(relative))
         (job / "train.py").write_text(script)
         (job / "data").mkdir()
         (shutil.copytree if source.is_dir() else shutil.copy)(source, job / "data" / source.name)
