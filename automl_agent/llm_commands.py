@@ -4,20 +4,19 @@ the model, the response format the server takes, token accounting, parameters it
 from __future__ import annotations
 
 import argparse
-import functools
 import os
+
+from .command_groups import action_group
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
-    llm = sub.add_parser("llm", help="try an LLM backend before a run spends a budget on it",
-                         description="`llm check` sends one small structured request, as a run's first step does, "
-                                     "and reports what works. OpenAI-compatible servers: OPENAI_BASE_URL and "
-                                     "OPENAI_API_KEY; Azure: AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and "
-                                     "OPENAI_API_VERSION.")
-    action = llm.add_subparsers(dest="llm_action", metavar="ACTION", required=True)
-    action.add_parser = functools.partial(action.add_parser, parents=common)
+    action = action_group(
+        sub, "llm", common, help="try an LLM backend before a run spends a budget on it",
+        description="`llm check` sends one small structured request, as a run's first step does, and reports what "
+                    "works. OpenAI-compatible servers: OPENAI_BASE_URL and OPENAI_API_KEY; Azure: "
+                    "AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and OPENAI_API_VERSION.")
     check = action.add_parser("check", help="one structured request: auth, model, response format, token accounting")
     check.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "openai:gpt-4o-mini"),
                        help="openai:MODEL, azure:DEPLOYMENT or gguf:PATH (default: $AUTOML_AGENT_LLM, else "

@@ -4,11 +4,11 @@ with a recorded reason."""
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 from pathlib import Path
 
+from .command_groups import action_group
 from .settings import configure_environment, default_tracking_uri
 
 EXIT_OK = 0
@@ -16,14 +16,13 @@ EXIT_OK = 0
 
 def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
     """`common`: the options every command takes (--workdir, --tracking-uri), accepted after the action too."""
-    models = sub.add_parser(
-        "models", help="registered models: list versions and aliases, promote a version to @champion, roll back",
+    action = action_group(
+        sub, "models", common,
+        help="registered models: list versions and aliases, promote a version to @champion, roll back",
         description="A run registers a new version as @champion only when it scores at least as well as the "
                     "current champion on the same held-out rows and takes the same inputs; otherwise @challenger "
                     "(or @candidate when a requirement was missed). Here a person moves @champion by hand; every "
                     "move is recorded with its reason on the version and in the model's history (MLflow tags).")
-    action = models.add_subparsers(dest="models_action", metavar="ACTION", required=True)
-    action.add_parser = functools.partial(action.add_parser, parents=common)
     listing = action.add_parser("list", help="versions of NAME with aliases, gate scores and reasons; the champion "
                                              "history (all registered names when NAME is left out)")
     listing.add_argument("name", nargs="?")

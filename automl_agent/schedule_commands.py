@@ -4,23 +4,22 @@ with the run's parameters carried by the schedule."""
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 
+from .command_groups import action_group
 from .errors import UserFacingError
 
 EXIT_OK = 0
 
 
 def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
-    schedule = sub.add_parser(
-        "schedule", help="retrain on a schedule (Prefect schedules on automl-agent/run, with the run's parameters)",
+    action = action_group(
+        sub, "schedule", common,
+        help="retrain on a schedule (Prefect schedules on automl-agent/run, with the run's parameters)",
         description="Schedules live on the Prefect server PREFECT_API_URL names (after `automl-agent stack up` and "
                     "`automl-agent deploy`); its scheduler creates the runs and the pool's workers train them. They "
                     "show in the Prefect UI on the deployment's page, where they can be paused or edited too.")
-    action = schedule.add_subparsers(dest="schedule_action", metavar="ACTION", required=True)
-    action.add_parser = functools.partial(action.add_parser, parents=common)
     add = action.add_parser("add", help="a new schedule: INSTRUCTION on --data, --every INTERVAL or --cron EXPR")
     add.add_argument("instruction")
     add.add_argument("--data", required=True, help="the table, as the workers read it: an absolute path or a URL")

@@ -5,12 +5,12 @@ Binds 127.0.0.1 on a free port; the test that starts it stops it."""
 from __future__ import annotations
 
 import json
-import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.local_http import JSONHandler, LocalHTTPServer
 
 
-class ChatServer:
+class ChatServer(LocalHTTPServer):
     def __init__(self, replies: list[str], refuse_json_schema: bool = False, fail_first_with: int | None = None,
                  route=None):
         """`route(request_body)` may answer a request itself (return a string) or leave it to the queue (None).
@@ -22,10 +22,7 @@ class ChatServer:
         self.fail_first_with = fail_first_with
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output clean
-                pass
-
+        class Handler(JSONHandler):
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
@@ -44,26 +41,4 @@ class ChatServer:
                     "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
                 })
 
-            def _send(self, code, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        self._serve(Handler)

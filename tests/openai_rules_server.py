@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
+
+from tests.local_http import JSONHandler, LocalHTTPServer
 
 REASONING = re.compile(r"^(o\d|gpt-5(?!.*chat))")
 
@@ -67,7 +68,7 @@ def smallest_instance(schema: dict, defs: dict | None = None):
     return {"array": [], "string": "", "integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind, {})
 
 
-class OpenAIRulesServer:
+class OpenAIRulesServer(LocalHTTPServer):
     def __init__(self, models: dict[str, str], structured: str = "strict", api_key: str = "sk-test",
                  answer=None, deployments: dict[str, str] | None = None):
         """`models`: name -> "reasoning" | "classic"; `deployments`: Azure deployment name -> model name."""
@@ -79,10 +80,7 @@ class OpenAIRulesServer:
         self._lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
+        class Handler(JSONHandler):
             def do_GET(self):
                 if urlparse(self.path).path.endswith("/models"):
                     return self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]})
@@ -93,16 +91,7 @@ class OpenAIRulesServer:
                 code, payload = server.handle(urlparse(self.path).path, self.headers, body)
                 self._send(code, payload)
 
-            def _send(self, code, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._serve(Handler)
 
     def handle(self, path: str, headers, body: dict) -> tuple[int, dict]:
         with self._lock:
@@ -164,20 +153,3 @@ class OpenAIRulesServer:
                       "total_tokens": 50 + completion + reasoning_tokens,
                       "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}},
         }
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
