@@ -51,5 +51,6 @@ def test_openai_backend_against_the_local_llama_server():
             "instruction": "Predict customer churn from this table", "data_summary": {"columns": ["churn", "tenure"]}}))
     finally:
         server.release()
-    assert isinstance(verdict, RequestVerdict) and brain.schema_supported is True
+    assert isinstance(verdict, RequestVerdict) and brain.profile.formats[0] == "json_schema_strict"
+    assert brain.profile.learned == []  # llama.cpp took the request as sent: strict schema, max_completion_tokens
     assert usage.prompt_tokens > 50 and usage.completion_tokens > 0
