@@ -288,8 +288,8 @@ class RecordingBrain:
             repair_prompt_tokens=usage.repair_prompt_tokens, repair_completion_tokens=usage.repair_completion_tokens,
             cost_usd=cost_usd(backend, usage.prompt_tokens, usage.completion_tokens, usage.served_model),
             fallback=usage.fallback, reasoning_tokens=usage.reasoning_tokens, served_model=usage.served_model,
-            learned=usage.learned, prompt_versions=[f"{PROMPT_PREFIX}.{Path(f).stem}/{versions[f'{PROMPT_PREFIX}.{Path(f).stem}']}"
-                                                    for f in step.template_files if f"{PROMPT_PREFIX}.{Path(f).stem}" in versions],
+            learned=usage.learned, prompt_versions=[f"{name}/{versions[name]}" for name in (
+                f"{PROMPT_PREFIX}.{Path(f).stem}" for f in step.template_files) if name in versions],
         ))
         return result
 

@@ -128,7 +128,7 @@ class LLMBrain:
                                        timeout=timeout, max_retries=max_retries)  # the client retries 429, 5xx, timeouts
         self.profile = ServerProfile.for_model(model, local=local, reasoning_effort=reasoning_effort)
         self.preflight = preflight
-        self._checked: CheckReport | None = None
+        self._checked = False
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -156,6 +156,15 @@ class LLMBrain:
             return {"type": "json_object"}, schema
         return {}, schema
 
+    def _best_format(self, output: type[BaseModel]) -> tuple[str, dict, dict]:
+        """The first rung of the profile's format ladder that applies to this schema: (its name, the response_format
+        to send, the schema the answer follows)."""
+        for fmt in self.profile.formats:
+            response_format, answer_schema = self._response_format(fmt, output)
+            if response_format is not None:
+                return fmt, response_format, answer_schema
+        raise AssertionError("the ladder ends with 'text', which applies to every schema")
+
     def _request(self, messages: list[dict], limit: int | None, response_format: dict) -> dict:
         profile = self.profile
         sent = {"model": self.model, "messages": [
@@ -177,8 +186,7 @@ class LLMBrain:
         limit = self.code_max_tokens if "source" in output.model_fields else self.max_tokens
         learned: list[str] = []
         for _ in range(8):  # each refusal removes one parameter or format rung: a bounded number of tries
-            fmt = next(f for f in self.profile.formats if self._response_format(f, output)[0] is not None)
-            response_format, answer_schema = self._response_format(fmt, output)
+            fmt, response_format, answer_schema = self._best_format(output)
             sent = self._request(messages, limit, response_format)
             try:
                 response = self.client.chat.completions.create(**sent)
@@ -238,7 +246,7 @@ class LLMBrain:
             report.hint = "Run `automl-agent llm check` with the same --llm to see what the server takes."
         else:
             report.reachable = report.authorised = report.model_found = True
-            report.response_format = next(f for f in self.profile.formats if self._response_format(f, Probe)[0] is not None)
+            report.response_format = self._best_format(Probe)[0]
             report.served_model = usage.served_model
             if usage.served_model and is_reasoning_model(usage.served_model) and not self.profile.reasoning:
                 with self._lock:  # a deployment name hid a reasoning model: its documented shape from now on
@@ -260,11 +268,10 @@ class LLMBrain:
     def _ensure_checked(self) -> Usage:
         """The preflight, once per brain: what it cost is added to the first step's usage (it is real spending)."""
         with self._lock:
-            if not self.preflight or self._checked is not None:
+            if not self.preflight or self._checked:
                 return Usage()
-            self._checked = CheckReport(backend=self.name, base_url="", model=self.model)  # other threads go on
+            self._checked = True  # other threads go on
         report = self.check()
-        self._checked = report
         if not report.ok:
             raise LLMUnavailable(f"--llm {self.name}: {report.error}", report.hint, status="failed")
         return Usage(report.prompt_tokens, report.completion_tokens, reasoning_tokens=report.reasoning_tokens,
