@@ -12,7 +12,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from . import llm_commands, model_commands, schedule_commands
+from . import config_commands, llm_commands, model_commands, monitor_commands, schedule_commands
+from .config import current_settings
 from .errors import UserFacingError
 from .settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
 
@@ -48,7 +49,7 @@ def _global_options(with_defaults: bool) -> argparse.ArgumentParser:
     def default(value):
         return value if with_defaults else argparse.SUPPRESS
 
-    options.add_argument("--workdir", default=default(os.environ.get("AUTOML_AGENT_WORKDIR", ".automl")),
+    options.add_argument("--workdir", default=default(None),  # None: AUTOML_AGENT_WORKDIR, else .automl (main)
                          help="workspace folder: runs, MLflow store, bentos (default: .automl in the current directory)")
     options.add_argument("--tracking-uri", default=default(None), metavar="URI",
                          help="MLflow tracking server or store for runs, artifacts, prompts, traces and the model "
@@ -78,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--plans", type=int, default=3, help="number of plans executed in parallel (default 3)")
     run.add_argument("--top-k", type=int, default=3, help="candidate models per plan (default 3)")
     run.add_argument("--max-revisions", type=int, default=1, help="revision rounds when verification fails (default 1)")
-    run.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"),
+    run.add_argument("--llm", default=None,
                      help="brain: 'offline' (default, no key or network), 'openai:MODEL' (uses OPENAI_BASE_URL/OPENAI_API_KEY: "
                           "OpenAI, vLLM, Ollama...), 'azure:DEPLOYMENT' (AZURE_OPENAI_ENDPOINT/AZURE_OPENAI_API_KEY), "
                           "'gguf:PATH' (a local GGUF model served in process by llama.cpp; gguf:gemma3-270m is the tiny "
@@ -105,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="let a version whose input columns differ from the champion's take @champion (its callers "
                           "must change too)")
     run.add_argument("--run-id", help="resume or name a run; rerunning an interrupted run id resumes from its finished stages")
-    run.add_argument("--training-pool", default=os.environ.get("AUTOML_AGENT_TRAINING_POOL") or None, metavar="POOL",
+    run.add_argument("--training-pool", default=None, metavar="POOL",
                      help="train the generated script as a flow run on this Prefect work pool (e.g. gpu; needs "
                           "`automl-agent deploy` on that server) instead of a local subprocess")
     run.add_argument("--prefect", default=None, metavar="MODE",
@@ -143,7 +144,7 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=1)
     bench.add_argument("--budget", type=float, default=None, help="seconds per run (default 60; 10 with --quick)")
     bench.add_argument("--quick", action="store_true", help="one dataset per task type, small budget (what CI runs)")
-    bench.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "offline"))
+    bench.add_argument("--llm", default=None, help="as for `run`")
     bench.add_argument("--plans", type=int, default=3)
     bench.add_argument("--no-baseline", action="store_true", help="skip the conventional baseline")
     bench.add_argument("--baseline", action="append", choices=["autogluon"], default=[], dest="extra_baselines",
@@ -199,6 +200,8 @@ def _parser() -> argparse.ArgumentParser:
     model_commands.add_parser(sub, [_global_options(with_defaults=False)])
     schedule_commands.add_parser(sub, [_global_options(with_defaults=False)])
     llm_commands.add_parser(sub, [_global_options(with_defaults=False)])
+    monitor_commands.add_parser(sub, [_global_options(with_defaults=False)])
+    config_commands.add_parser(sub)
 
     demo = sub.add_parser("demo", help="open the Gradio demo of a run's model")
     demo.add_argument("run_id")
@@ -216,8 +219,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         validate_spec(args.llm)
-        env_routes = [f"{a}={os.environ[f'AUTOML_AGENT_LLM_{a.upper()}']}" for a in AGENTS
-                      if os.environ.get(f"AUTOML_AGENT_LLM_{a.upper()}")]
+        from_env = current_settings().agent_llms()  # AUTOML_AGENT_LLM_<AGENT>, upper case as ever
+        env_routes = [f"{a}={from_env[a.upper()]}" for a in AGENTS if from_env.get(a.upper())]
         by_agent = parse_agent_specs(env_routes + list(args.llm_agent))
     except UserFacingError as exc:
         _error(exc)
@@ -273,8 +276,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prefect_server is not None:
         _wait_for_prefect(prefect_server, reporter)
     try:
-        flow_to_run = automl_flow.with_options(task_runner=make_task_runner()) if os.environ.get(
-            "AUTOML_AGENT_TASK_RUNNER") else automl_flow
+        flow_to_run = automl_flow.with_options(task_runner=make_task_runner()) if current_settings(
+            ).task_runner else automl_flow
     except UserFacingError as exc:
         _error(exc)
         return EXIT_USAGE
@@ -314,8 +317,9 @@ def _interrupt(signum, _frame) -> None:
 def _prefect_mode(requested: str | None) -> str:
     if requested:
         return requested
-    if os.environ.get("AUTOML_AGENT_PREFECT"):
-        return os.environ["AUTOML_AGENT_PREFECT"]
+    configured = current_settings().prefect
+    if configured:
+        return configured
     return os.environ.get("PREFECT_API_URL") or "workspace"
 
 
@@ -370,6 +374,9 @@ def _summary(record, reporter, workdir: Path) -> None:
         rows.append(("bento", str(record.bento_tag)))
         rows.append(("serve", f"automl-agent --workdir {workdir} serve {record.run_id}"))
         rows.append(("demo", f"automl-agent --workdir {workdir} demo {record.run_id}"))
+        if (Path(workdir) / "runs" / record.run_id / "monitoring" / "reference.parquet").is_file():
+            rows.append(("monitor", f"automl-agent --workdir {workdir} monitor {record.run_id}  (after serving: drift of "
+                                    "the traffic against the training rows)"))
     if record.report_path:
         rows.append(("report", str(Path(record.report_path).with_suffix(".html"))))
     if record.training_pool:
@@ -589,7 +596,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if args.workers < 1:
             raise UserFacingError(f"--workers must be at least 1, got {args.workers}.", "Leave it out for the default.")
         os.environ["AUTOML_AGENT_SERVE_WORKERS"] = str(args.workers)
-    if os.environ.get("AUTOML_AGENT_API_KEY"):
+    # the served records' log, which `automl-agent monitor` reads (AUTOML_AGENT_MONITOR_SAMPLE=0: none kept)
+    os.environ.setdefault("AUTOML_AGENT_MONITOR_DIR", str(workdir / "monitoring"))
+    if current_settings().api_key.get_secret_value():
         print("an API key is required (AUTOML_AGENT_API_KEY): send 'Authorization: Bearer <key>'", file=sys.stderr)
     command = [sys.executable, "-m", "bentoml", "serve", bento_tag, "--host", args.host, "--port", str(args.port)]
     return _run_server_process(command)
@@ -692,13 +701,26 @@ def _hold_run_id(options):
     return lock
 
 
+def _defaults_from_settings(args: argparse.Namespace) -> None:
+    """Defaults that AUTOML_AGENT_* variables give, filled in after parsing: an invalid setting is then said as an
+    error (SettingsError) instead of failing the parser, and `--help` and `config` work whatever the environment."""
+    settings = current_settings()
+    if args.workdir is None:
+        args.workdir = ".automl" if settings.workdir is None else settings.workdir
+    if args.command in ("run", "bench") and args.llm is None:
+        args.llm = "offline" if settings.llm is None else settings.llm
+    if args.command == "run" and args.training_pool is None:
+        args.training_pool = settings.training_pool or None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"run": cmd_run, "runs": cmd_runs, "serve": cmd_serve, "demo": cmd_demo, "show": cmd_show,
                 "server": cmd_server, "bench": cmd_bench, "stack": cmd_stack, "deploy": cmd_deploy,
                 "models": model_commands.cmd_models, "schedule": schedule_commands.cmd_schedule,
-                "llm": llm_commands.cmd_llm}
+                "llm": llm_commands.cmd_llm, "config": config_commands.cmd_config,
+                "monitor": monitor_commands.cmd_monitor}
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -708,6 +730,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=DeprecationWarning)
     warnings.filterwarnings("ignore", category=FutureWarning)
     try:
+        if args.command != "config":  # config lists the settings even when one is invalid
+            _defaults_from_settings(args)
         return commands[args.command](args)
     except UserFacingError as exc:
         _error(exc)

@@ -14,6 +14,8 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator, TextIO
 
+from .config import current_settings
+
 
 class Reporter:
     """`logger` (optional) also receives every line: a flow run started from the Prefect UI shows its progress in
@@ -42,7 +44,7 @@ class Reporter:
             return False
         if self._live_wanted is not None:
             return self._live_wanted
-        if os.environ.get("AUTOML_AGENT_PLAIN_PROGRESS") or os.environ.get("CI"):
+        if current_settings().plain_progress or os.environ.get("CI"):
             return False
         return bool(getattr(self.stream, "isatty", lambda: False)())
 

@@ -5,11 +5,11 @@ there; the saved weights are always numpy arrays, so serving loads them on any m
 
 from __future__ import annotations
 
-import os
+from .config import current_settings
 
 
 def training_device() -> str:
-    wanted = os.environ.get("AUTOML_AGENT_DEVICE", "auto").lower()
+    wanted = current_settings().device.lower()
     if wanted == "cpu":
         return "cpu"
     try:

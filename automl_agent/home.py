@@ -5,11 +5,12 @@ Prefect's own ~/.prefect."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from .config import current_settings
 
 
 def user_home() -> Path:
-    root = Path(os.environ.get("AUTOML_AGENT_HOME") or Path.home() / ".automl-agent").expanduser().resolve()
+    root = Path(current_settings().home or Path.home() / ".automl-agent").expanduser().resolve()
     root.mkdir(parents=True, exist_ok=True)
     return root

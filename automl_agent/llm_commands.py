@@ -4,11 +4,11 @@ the model, the response format the server takes, token accounting, parameters it
 from __future__ import annotations
 
 import argparse
-import os
 
 from .command_groups import action_group
 
 EXIT_OK, EXIT_FAILED = 0, 1
+DEFAULT_SPEC = "openai:gpt-4o-mini"
 
 
 def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
@@ -18,7 +18,7 @@ def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
                     "works. OpenAI-compatible servers: OPENAI_BASE_URL and OPENAI_API_KEY; Azure: "
                     "AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY and OPENAI_API_VERSION.")
     check = action.add_parser("check", help="one structured request: auth, model, response format, token accounting")
-    check.add_argument("--llm", default=os.environ.get("AUTOML_AGENT_LLM", "openai:gpt-4o-mini"),
+    check.add_argument("--llm", default=None,
                        help="openai:MODEL, azure:DEPLOYMENT or gguf:PATH (default: $AUTOML_AGENT_LLM, else "
                             "openai:gpt-4o-mini)")
     check.add_argument("--reasoning-effort", choices=["minimal", "low", "medium", "high"], default=None)
@@ -65,6 +65,11 @@ def render(report) -> str:
 
 
 def cmd_llm(args: argparse.Namespace) -> int:
+    from .config import current_settings
+
+    if args.llm is None:
+        configured = current_settings().llm
+        args.llm = DEFAULT_SPEC if configured is None else configured
     brain = _brain(args.llm, args.reasoning_effort)
     try:
         report = brain.check()

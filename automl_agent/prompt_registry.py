@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from string import Template
 
 from .agents.brains.base import PROMPT_PREFIX, PROMPTS_DIR
+from .config import current_settings
 from .settings import point_mlflow_at
 
 PREFIX = PROMPT_PREFIX
@@ -81,7 +81,7 @@ def _sync(index_path: Path, tracking_uri: str, prompts_dir: Path) -> dict[str, s
 
 def prompt_alias() -> str:
     """The registry alias a team sets on the prompt version runs should use (`production` unless told)."""
-    return os.environ.get("AUTOML_AGENT_PROMPT_ALIAS", "production")
+    return current_settings().prompt_alias
 
 
 def placeholder_problem(edited: str, packaged: str) -> str:

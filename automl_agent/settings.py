@@ -8,6 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, field_validator
 
+from .config import current_settings
+
 
 RUN_ID = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MAX_BUDGET_S = 7 * 86400
@@ -42,7 +44,7 @@ class RunOptions(BaseModel):
     training_pool: str | None = Field(default=None, description="Prefect work pool that trains the generated "
                                                                 "script as its own flow run; None: a local subprocess")
     dry_run: bool = Field(default=False, description="stop after INIT and PLAN: no training, registering or serving")
-    retrieval: str = Field(default_factory=lambda: os.environ.get("AUTOML_AGENT_RETRIEVAL") or "auto",
+    retrieval: str = Field(default_factory=lambda: current_settings().retrieval or "auto",
                            description="auto (what is configured and reachable), none, or a list of "
                                        "arxiv,kaggle,hf,web,openml")
     retrieval_budget_s: float = Field(default=20.0, gt=0, le=600, description="seconds for all retrieval together")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..config import current_settings
 from ..errors import UserFacingError
 
 PYTHON_VARIABLE = "AUTOML_AGENT_AUTOGLUON_PYTHON"
@@ -30,7 +31,7 @@ METRICS = {"f1": "f1", "accuracy": "accuracy", "rmse": "root_mean_squared_error"
 
 def autogluon_python() -> Path:
     """The interpreter that has autogluon.tabular, or a clear error that says how to get one."""
-    named = os.environ.get(PYTHON_VARIABLE)
+    named = current_settings().autogluon_python
     python = Path(named) if named else DEFAULT_ENVIRONMENT / "bin" / "python"
     if not python.exists():
         where = f"{PYTHON_VARIABLE}={named}" if named else f"{python} (the default place)"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from ..agents.contracts import DataProfile
+from ..config import current_settings
 from ..errors import UserFacingError
 from .io import read_table_with_notes
 from .profile import profile_table
@@ -60,7 +60,7 @@ DOWNLOAD_TIMEOUT = {"connect": 10.0, "read": 30.0}  # seconds; a server that sto
 
 
 def max_download_mb() -> float:
-    return float(os.environ.get("AUTOML_AGENT_MAX_DOWNLOAD_MB") or 2048)
+    return current_settings().max_download_mb
 
 
 def _download(url: str, out: Path) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from ..agents.contracts import TableReading
+from ..config import current_settings
 from ..errors import UserFacingError
 from . import reader
 
@@ -77,9 +77,9 @@ def _repeated_in_header(path: Path, reading: TableReading) -> set[str]:
 def available_memory_mb() -> float:
     """What this process may fill: AUTOML_AGENT_MEMORY_MB when set (a worker's share, or a test), else the free
     memory the system reports."""
-    configured = os.environ.get("AUTOML_AGENT_MEMORY_MB", "").strip()
-    if configured:
-        return float(configured)
+    configured = current_settings().memory_mb
+    if configured is not None:
+        return configured
     import psutil
 
     return psutil.virtual_memory().available / 2**20

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 from typing import Any, Awaitable, Callable
+
+from ..config import current_settings
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-DEFAULT_MAX_REQUEST_MB = 32.0
 OPEN_PATHS = ("/livez", "/readyz", "/healthz", "/metrics")
 
 
@@ -34,9 +34,10 @@ class RequestGuard:
 
     def __init__(self, app, max_request_mb: float | None = None, api_key: str | None = None):
         self.app = app
-        self.max_mb = max_request_mb or float(os.environ.get("AUTOML_AGENT_MAX_REQUEST_MB", DEFAULT_MAX_REQUEST_MB))
+        settings = current_settings()
+        self.max_mb = max_request_mb or settings.max_request_mb
         self.max_bytes = int(self.max_mb * 2**20)
-        self.api_key = api_key if api_key is not None else os.environ.get("AUTOML_AGENT_API_KEY", "")
+        self.api_key = api_key if api_key is not None else settings.api_key.get_secret_value()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("path", "") in OPEN_PATHS:

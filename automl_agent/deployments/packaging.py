@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from ..monitoring.reference import REFERENCE_FILE
 from ..reporting.evidence import HeldOutEvidence
 
 HERE = Path(__file__).resolve().parent
@@ -19,8 +20,10 @@ def safe_name(text: str) -> str:
 
 
 def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str, Any], service_name: str,
-                extra_labels: dict[str, str] | None = None) -> str:
-    """Import the registered MLflow model into the BentoML store and build a bento offline; returns its tag."""
+                extra_labels: dict[str, str] | None = None, reference: Path | None = None) -> str:
+    """Import the registered MLflow model into the BentoML store and build a bento offline; returns its tag.
+    `reference`: the training sample `automl-agent monitor` compares served traffic with, packed beside the
+    service."""
     import bentoml
 
     bento_model = bentoml.mlflow.import_model(safe_name(service_name + "-model"), model_uri,
@@ -31,12 +34,16 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
     ctx.mkdir(parents=True)
     shutil.copy(HERE / "service_template.py", ctx / "service.py")
     (ctx / "schema.json").write_text(json.dumps(schema, indent=2))
+    included = ["service.py", "schema.json", "bento_config.json"]
+    if reference is not None and reference.is_file():
+        shutil.copy(reference, ctx / REFERENCE_FILE)
+        included.append(REFERENCE_FILE)
     (ctx / "bento_config.json").write_text(json.dumps({
         "service_name": safe_name(service_name), "bento_model_tag": str(bento_model.tag), "registered_model": registered,
     }, indent=2))
     bento = bentoml.bentos.build(
         service="service:DeliveredModel", build_ctx=str(ctx),
-        include=["service.py", "schema.json", "bento_config.json"],
+        include=included,
         labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
         python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas",
                                                      *optional_libraries(Path(bento_model.path))]},

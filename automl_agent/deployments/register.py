@@ -37,6 +37,10 @@ def deployment_specs(run_pool: str = "cpu", training_pools: tuple[str, ...] = ("
         DeploymentSpec("automl-agent-bench", "nightly", "automl_agent.flows.bench:nightly", run_pool,
                        "The dev benchmark suite (7 task types), scored as the paper does; nightly at 02:00 UTC "
                        "once its schedule is resumed.", schedule_cron="0 2 * * *", paused=True),
+        DeploymentSpec("automl-agent-watch", "drift", "automl_agent.flows.monitoring:watch", run_pool,
+                       "Retrain when the served model drifted: a drift check of the model's @champion against the "
+                       "traffic it answered, then, only on drift, a retraining run through the champion gate. "
+                       "Scheduled by `automl-agent schedule add --when-drifted`."),
     ]
     specs += [DeploymentSpec(TRAIN_FLOW, pool, "automl_agent.flows.training:train", pool,
                              f"Trains a generated script on the {pool!r} pool (started by automl-agent runs with "

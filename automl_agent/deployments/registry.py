@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserFacingError
+from ..monitoring.reference import registered_reference
 from ..settings import point_mlflow_at
 from . import packaging
 
@@ -86,5 +87,7 @@ def bento_for_registered(uri: str, tracking_uri: str, workdir: Path) -> Register
         raise UserFacingError(f"{model_uri} carries no serving schema (it was not registered by automl-agent).",
                               "Serve a version that an automl-agent run registered.")
     build_dir = workdir / "registry-bentos" / version_label
-    tag = packaging.build_bento(build_dir, model_uri, f"{name}:{version}", schema, name, extra_labels={"registry": label})
+    reference = registered_reference(tracking_uri, name, version, workdir / "registry-bentos" / f"{version_label}-reference")
+    tag = packaging.build_bento(build_dir, model_uri, f"{name}:{version}", schema, name, extra_labels={"registry": label},
+                                reference=reference)
     return RegisteredBento(name, version, tag, built=True)

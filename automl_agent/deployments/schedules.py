@@ -16,12 +16,15 @@ from ..errors import UserFacingError
 from .register import prefect_client
 
 DEPLOYMENT = "automl-agent/run"
+WATCH_DEPLOYMENT = "automl-agent-watch/drift"  # a drift check first; retraining only on drift
+DEPLOYMENTS = (DEPLOYMENT, WATCH_DEPLOYMENT)
 _EVERY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|seconds?|m|min|minutes?|h|hours?|d|days?|w|weeks?)?\s*$", re.I)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 class ScheduleRow(BaseModel):
     name: str
+    deployment: str = DEPLOYMENT
     id: str
     when: str
     active: bool
@@ -81,36 +84,43 @@ def run_parameters(instruction: str, data: str, **options: Any) -> dict[str, Any
 
 
 def add(api_url: str | None, *, name: str, parameters: dict[str, Any], every: str | None, cron: str | None,
-        timezone: str = "UTC") -> ScheduleRow:
+        timezone: str = "UTC", deployment_name: str = DEPLOYMENT) -> ScheduleRow:
     from prefect.exceptions import ObjectNotFound
 
     schedule = _schedule(every, cron, timezone)
+    taken = [row for row in listing(api_url) if row.name == name]
+    if taken:
+        raise UserFacingError(f"A schedule named {name!r} exists already on {taken[0].deployment}.",
+                              f"Pick another --name, or remove it first: automl-agent schedule remove {name}.")
     with prefect_client(api_url) as client:
         try:
-            deployment = client.read_deployment_by_name(DEPLOYMENT)
+            deployment = client.read_deployment_by_name(deployment_name)
         except ObjectNotFound:
-            raise UserFacingError(f"The deployment {DEPLOYMENT} is not on this Prefect server.",
+            raise UserFacingError(f"The deployment {deployment_name} is not on this Prefect server.",
                                   "Run `automl-agent deploy` first.") from None
-        if any(s.slug == name for s in deployment.schedules or []):
-            raise UserFacingError(f"A schedule named {name!r} exists already on {DEPLOYMENT}.",
-                                  f"Pick another --name, or remove it first: automl-agent schedule remove {name}.")
         # two runs ahead at most: a short interval must not fill the queue with hours of future runs
         created = client.create_deployment_schedules(deployment.id, [(schedule, True)], parameters=parameters,
                                                      slug=name, max_scheduled_runs=2)[0]
-    return ScheduleRow(name=created.slug or name, id=str(created.id), when=_describe(created.schedule),
-                       active=created.active, parameters=created.parameters or parameters)
+    return ScheduleRow(name=created.slug or name, deployment=deployment_name, id=str(created.id),
+                       when=_describe(created.schedule), active=created.active,
+                       parameters=created.parameters or parameters)
 
 
 def listing(api_url: str | None) -> list[ScheduleRow]:
+    """The schedules of both deployments: plain retraining, and retraining on drift."""
     from prefect.exceptions import ObjectNotFound
 
+    rows = []
     with prefect_client(api_url) as client:
-        try:
-            deployment = client.read_deployment_by_name(DEPLOYMENT)
-        except ObjectNotFound:
-            return []
-    return [ScheduleRow(name=s.slug or "", id=str(s.id), when=_describe(s.schedule), active=s.active,
-                        parameters=s.parameters or {}) for s in deployment.schedules or []]
+        for deployment_name in DEPLOYMENTS:
+            try:
+                deployment = client.read_deployment_by_name(deployment_name)
+            except ObjectNotFound:
+                continue
+            rows += [ScheduleRow(name=s.slug or "", deployment=deployment_name, id=str(s.id),
+                                 when=_describe(s.schedule), active=s.active, parameters=s.parameters or {})
+                     for s in deployment.schedules or []]
+    return rows
 
 
 def remove(api_url: str | None, name: str) -> ScheduleRow:
@@ -119,10 +129,10 @@ def remove(api_url: str | None, name: str) -> ScheduleRow:
     rows = listing(api_url)
     found = next((r for r in rows if name in (r.name, r.id)), None)
     if found is None:
-        raise UserFacingError(f"No schedule {name!r} on {DEPLOYMENT}.",
+        raise UserFacingError(f"No schedule {name!r} on {' or '.join(DEPLOYMENTS)}.",
                               f"Its schedules: {', '.join(r.name or r.id for r in rows) or 'none'}.")
     with prefect_client(api_url) as client:
-        deployment = client.read_deployment_by_name(DEPLOYMENT)
+        deployment = client.read_deployment_by_name(found.deployment)
         try:
             client.delete_deployment_schedule(deployment.id, UUID(found.id))
         except ObjectNotFound:

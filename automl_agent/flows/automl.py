@@ -22,6 +22,7 @@ from ..agents.brains.pricing import reference_cost_usd
 from ..agents.feasibility import check_feasible
 from ..agents.contracts import (CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript,
                                 RequirementSpec, TaskType)
+from ..config import current_settings
 from ..console import Reporter
 from ..data.finder import find_and_snapshot, resolve_reference
 from ..data.inputs import is_url, localize, read_input
@@ -83,7 +84,8 @@ def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
 def make_task_runner():
     """The task runner for the mapped plans: threads in the flow's process (default), or Dask when
     AUTOML_AGENT_TASK_RUNNER is `dask` (a local cluster of worker processes) or `dask:ADDRESS` (a running cluster)."""
-    setting = os.environ.get("AUTOML_AGENT_TASK_RUNNER", "threads")
+    configured = current_settings().task_runner
+    setting = "threads" if configured is None else configured  # set but empty: an error, as ever
     if setting == "threads":
         return ThreadPoolTaskRunner(max_workers=4)
     if setting == "dask" or setting.startswith("dask:"):
@@ -144,7 +146,7 @@ def run(
     options = RunOptions(instruction=instruction, data_path=data or None, target=target or None, budget_s=budget, llm=llm,
                          n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
                          allow_schema_change=allow_schema_change, **({"retrieval": retrieval} if retrieval else {}),
-                         workdir=os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace"),
+                         workdir=current_settings().workdir or str(user_home() / "workspace"),
                          run_id=new_run_id())
     configure_environment(options.workdir_path)
     record = run_automl(options, Reporter(quiet=True, logger=get_run_logger()))

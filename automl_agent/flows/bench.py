@@ -13,6 +13,7 @@ from prefect import flow
 from pydantic import BaseModel, Field
 
 from .. import context
+from ..config import current_settings
 from ..agents.contracts import attempt_dir
 from ..benchmark.baselines import baseline_name, extra_baseline_name, score_baseline, score_extra_baseline
 from ..benchmark.suite import BenchCase, Setting, load_suite, materialise
@@ -220,7 +221,7 @@ def nightly(
     from ..home import user_home
     from ..settings import configure_environment
 
-    workdir = os.environ.get("AUTOML_AGENT_WORKDIR") or str(user_home() / "workspace")
+    workdir = current_settings().workdir or str(user_home() / "workspace")
     configure_environment(Path(workdir))
     options = BenchOptions(suite=suite, settings=["free", "aware"] if setting == "both" else [setting], quick=quick,
                            budget_s=budget, workdir=workdir)

@@ -9,13 +9,13 @@ as a reworded instruction.
 
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 from prefect.flow_runs import pause_flow_run
 from prefect.input import RunInput
 from pydantic import Field
 
+from ..config import current_settings
 from ..settings import RunOptions
 from ..workspace import RunRecord, new_run_id
 
@@ -51,9 +51,9 @@ def answered(record: RunRecord, options: RunOptions, key: str) -> RunOptions:
     form = Answer.with_initial_data(
         description=_form_text(record), instruction=options.instruction,
         target=question.candidates[0] if question.kind == "target" and question.candidates else None)
-    answer = pause_flow_run(wait_for_input=form, key=key,
-                            timeout=int(os.environ.get("AUTOML_AGENT_QUESTION_TIMEOUT_S", "3600")),
-                            poll_interval=int(os.environ.get("AUTOML_AGENT_QUESTION_POLL_S", "5")))
+    settings = current_settings()
+    answer = pause_flow_run(wait_for_input=form, key=key, timeout=settings.question_timeout_s,
+                            poll_interval=settings.question_poll_s)
     update: dict = {"run_id": new_run_id()}
     if answer.instruction and answer.instruction.strip() != options.instruction:
         update["instruction"] = answer.instruction.strip()

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from ..config import current_settings
 from . import paths
 
 _WORLD_WRITABLE = ("/tmp", "/var/tmp")  # private to the script, but writable as /tmp always is
@@ -27,7 +28,7 @@ def bwrap_path() -> str | None:
 @functools.cache
 def unavailable_reason() -> str:
     """'' when bubblewrap works here, else why not (said in run.json and in the run's output)."""
-    if os.environ.get("AUTOML_AGENT_SANDBOX", "auto").lower() == "guard":
+    if current_settings().sandbox.lower() == "guard":
         return "AUTOML_AGENT_SANDBOX=guard"
     if not sys.platform.startswith("linux"):
         return f"bubblewrap needs Linux (this is {sys.platform})"

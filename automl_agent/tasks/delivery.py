@@ -16,6 +16,7 @@ from ..deployments import aliases, champion, packaging
 from ..deployments.frames import describe_version, example_frame
 from ..deployments.registry import registry_label
 from ..model_export import load_trained_model
+from ..monitoring import reference as monitoring_reference
 from ..reporting import HeldOutEvidence, write_report
 from ..reporting import evidence as held_out
 from ..workspace import RegisteredModel
@@ -43,6 +44,7 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
     task, pos_label = spec.problem.downstream_task.value, result.results.get("positive_label")
     evidence = held_out.collect(model, task, spec.dataset.path, attempt, schema, pos_label=pos_label)
     (ctx.run_dir / EVIDENCE).write_text(evidence.model_dump_json())
+    _keep_reference(ctx, model, task, spec.dataset.path, attempt, schema)
     name = ctx.options.model_name or packaging.safe_name(f"{Path(spec.dataset.path).stem}-{task}")
     summary = {"task": task, "data": Path(spec.dataset.path).name, "run_id": run.run_id,
                "name": name, "metrics": result.results.get("metrics", {}),
@@ -61,11 +63,29 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
     return registered.model_copy(update={"alias": standing.alias, "standing": standing}), model_uri, schema
 
 
+def _keep_reference(ctx, model, task: str, data_path: str, attempt: Path, schema: dict[str, Any]) -> None:
+    """The training sample `automl-agent monitor` compares served traffic with: beside the run and in its MLflow
+    run. A model whose reference cannot be built is still delivered; the run says why it cannot be monitored."""
+    try:
+        frame = monitoring_reference.build_reference(model, task, data_path, attempt, schema, seed=ctx.options.seed)
+        path = monitoring_reference.write_reference(frame, ctx.run_dir / monitoring_reference.ARTIFACT_PATH)
+        ctx.tracker.file(ctx.mlflow_run_id, path, monitoring_reference.ARTIFACT_PATH)
+    except Exception as exc:  # noqa: BLE001 - monitoring is an addition to the delivered model, not a condition
+        ctx.reporter.always(f"note: no drift reference for this model ({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}); "
+                            "`automl-agent monitor` cannot watch it")
+
+
+def reference_path(run_dir: Path) -> Path | None:
+    path = run_dir / monitoring_reference.ARTIFACT_PATH / monitoring_reference.REFERENCE_FILE
+    return path if path.is_file() else None
+
+
 @task(name="build_bento", retries=1, retry_delay_seconds=1)
 def build_bento(run: RunRef, model_uri: str, registered: RegisteredModel, schema: dict[str, Any]) -> str:
     ctx = context.get(run)
     return packaging.build_bento(ctx.run_dir, model_uri, f"{registered.name}:{registered.version}", schema, registered.name,
-                                 extra_labels={"registry": registry_label(ctx.tracker.tracking_uri)})
+                                 extra_labels={"registry": registry_label(ctx.tracker.tracking_uri)},
+                                 reference=reference_path(ctx.run_dir))
 
 
 def load_evidence(run_dir: Path) -> HeldOutEvidence | None:

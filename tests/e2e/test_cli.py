@@ -359,6 +359,56 @@ def _churn_demo_api(url: str, run, tmp_path) -> None:
     assert abs(sum(c["confidence"] for c in probabilities["confidences"]) - 1) < 1e-6
 
 
+def test_the_drift_loop_flags_shifted_traffic_and_passes_unshifted(churn_run, churn_frame, tmp_path):
+    """Serve, send held-out rows as they are: `monitor` passes (exit 0). Send the same customers with longer tenure
+    and higher charges: `monitor` names those columns, logs the report to MLflow and exits 3. Also the service's
+    own prediction counts on /metrics."""
+    import shutil
+
+    from automl_agent.deployments.loadgen import hammer
+
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    logs = tmp_path / "served"
+    port = free_port()
+    server = subprocess.Popen([*CLI, "--workdir", str(workdir), "serve", record["run_id"], "--port", str(port)],
+                              env={**env, "AUTOML_AGENT_MONITOR_DIR": str(logs)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    customers = json.loads(churn_frame.drop(columns=["churn"]).sample(900, random_state=7).to_json(orient="records"))
+    rows = customers[:300]
+    shifted = [dict(row, tenure=row["tenure"] + 36, monthly_charges=row["monthly_charges"] * 1.6) for row in customers[300:]]
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(f"{url}/readyz", server)
+        calm = hammer(f"{url}/predict", [json.dumps({"records": [row]}).encode() for row in rows], clients=20,
+                      duration_s=60, max_requests=len(rows))
+        assert calm.errors == 0 and calm.requests == len(rows), calm
+        time.sleep(0.5)
+        shutil.copytree(logs, tmp_path / "calm")
+        moved = hammer(f"{url}/predict", [json.dumps({"records": shifted[:300]}).encode(),
+                                          json.dumps({"records": shifted[300:]}).encode()], clients=1, duration_s=60,
+                       max_requests=2)
+        assert moved.errors == 0, moved
+        metrics = httpx.get(f"{url}/metrics", timeout=30).text
+        assert "automl_agent_records_total 900.0" in metrics and 'automl_agent_predictions_total{prediction="Yes"}' in metrics
+    finally:
+        _stop(server)
+
+    def monitor(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*CLI, "--workdir", str(workdir), "monitor", record["run_id"], "--json", *extra],
+                              capture_output=True, text=True, timeout=300, env=env)
+
+    passed = monitor("--log-dir", str(tmp_path / "calm"))
+    assert passed.returncode == 0, passed.stdout[-2000:] + passed.stderr[-2000:]
+    assert json.loads(passed.stdout)["served_rows"] == 300
+    flagged = monitor("--log-dir", str(logs))
+    assert flagged.returncode == 3, flagged.stdout[-2000:] + flagged.stderr[-2000:]
+    report = json.loads(flagged.stdout)
+    drifted = {c["column"] for c in report["columns"] if c["drifted"]}
+    assert {"tenure", "monthly_charges"} <= drifted and len(drifted) <= 4, drifted
+    assert Path(report["report"]).stat().st_size > 100_000 and report["mlflow_run_id"]
+
+
 def _run_in_workspace(churn_run, instruction: str, data: Path, budget: int) -> tuple[Path, subprocess.CompletedProcess, dict]:
     """Another `run` in the churn run's workspace (its Prefect server is already up)."""
     workdir, _, env = churn_run

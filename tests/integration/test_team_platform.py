@@ -233,6 +233,45 @@ def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_wit
     assert spec["dataset"]["target"] == "total_charges" and spec["problem"]["downstream_task"] == "tabular_regression"
 
 
+def test_a_drift_watch_on_shifted_traffic_retrains_through_the_champion_gate(stack, deployed, scheduled_run,
+                                                                            small_churn, tmp_path):
+    """The loop closed on the team stack: the traffic log of team-churn's @champion shows longer tenures and higher
+    charges; the automl-agent-watch/drift deployment, run by the cpu worker, finds the drift, logs its report to the
+    MLflow server, and retrains: a new version, which takes @champion only through the gate."""
+    import pandas as pd
+
+    from automl_agent.monitoring.served_log import ServedLog
+
+    env, api, tracking = stack["env"], stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    client = MlflowClient(tracking)
+    champion = client.get_model_version_by_alias("team-churn", "champion")
+    versions_before = {v.version for v in client.search_model_versions("name='team-churn'")}
+    frame = pd.read_csv(small_churn).drop(columns=["churn"]).sample(400, random_state=1)
+    frame["tenure"] += 40
+    frame["monthly_charges"] *= 1.7
+    schema = {"task": "tabular_classification", "columns": [
+        {"name": c, "type": "number" if pd.api.types.is_numeric_dtype(frame[c]) else "category"} for c in frame]}
+    log = ServedLog(tmp_path / "logs" / "team-churn", schema, model=f"team-churn:{champion.version}")
+    log.write(json.loads(frame.to_json(orient="records")), ["No"] * len(frame))
+    log.close()
+
+    deployment = _api("GET", f"{api}/deployments/name/automl-agent-watch/drift")
+    parameters = {"model": "team-churn", "instruction": "Which customers will churn? F1 at least 0.4.",
+                  "data": str(small_churn), "log_dir": str(tmp_path / "logs"), "budget": 6}
+    created = _api("POST", f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters})
+    finished = _wait_flow_run(api, created["id"], timeout=480)
+    assert finished["state_type"] == "COMPLETED", finished["state"]
+
+    checks = client.search_runs([client.get_experiment_by_name("automl-agent-monitoring").experiment_id],
+                                filter_string="tags.model_name = 'team-churn'")
+    assert checks and checks[0].data.tags["drifted"] == "true"
+    assert {"drift/drift.html", "drift/drift.json"} <= {a.path for a in client.list_artifacts(checks[0].info.run_id, "drift")}
+    new = {v.version for v in client.search_model_versions("name='team-churn'")} - versions_before
+    assert len(new) == 1, "the drift watch did not retrain"
+    artifacts = _api("POST", f"{api}/artifacts/filter", json={"artifacts": {"key": {"any_": ["drift-team-churn"]}}})
+    assert artifacts and "DRIFTED" in artifacts[0]["data"] and "tenure" in artifacts[0]["data"]
+
+
 def test_no_scheduler_error_or_locked_database_in_any_stack_log(stack, scheduled_run):
     """Read last, after the scheduled, paused and gpu-pool runs: Prefect's scheduler works with the installed
     SQLAlchemy (pinned below 2.1), and on PostgreSQL nothing waits on a locked database."""

@@ -44,3 +44,24 @@ def test_a_scheduled_run_carries_only_what_was_given_and_a_path_the_worker_can_r
         run_parameters("Predict churn", " ")
     with pytest.raises(UserFacingError, match="empty"):
         run_parameters("  ", "/data/churn.csv")
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--when-drifted"], "--model-name is needed"),
+    (["--model-name", "churn", "--drift-share", "0.2"], "only mean something with --when-drifted"),
+    (["--model-name", "churn", "--when-drifted", "--log-dir", "logs"], "relative path"),
+])
+def test_a_drift_schedule_is_checked_before_the_server_is_asked(monkeypatch, capsys, tmp_path, extra, said):
+    from automl_agent import cli
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # never reached: the checks come first
+    code = cli.main(["--workdir", str(tmp_path), "schedule", "add", "Predict churn", "--data", "/data/churn.csv",
+                     "--every", "1d", *extra])
+    assert code == 2 and said in capsys.readouterr().err
+
+
+def test_a_drift_watch_carries_the_model_and_what_the_check_needs():
+    assert run_parameters("Predict churn", "/data/churn.csv", model="churn", log_dir="/srv/logs", drift_share=None,
+                          min_rows=50, since_hours=None) == {
+        "instruction": "Predict churn", "data": "/data/churn.csv", "model": "churn", "log_dir": "/srv/logs",
+        "min_rows": 50}

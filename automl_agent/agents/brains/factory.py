@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from ...config import current_settings
 from ...errors import UserFacingError
 from .base import RoutedBrain
 from .offline import OfflineBrain
@@ -20,10 +21,6 @@ KINDS = ("offline", "openai", "azure", "gguf", "scripted")
 LLM_KINDS = ("openai", "azure", "gguf")  # the backends whose answers are a model's, not the rules'
 AZURE_API_VERSION = "2025-04-01-preview"  # the first to take reasoning models' parameters and structured outputs
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")
-# A small local model writes slowly: bound each answer so a step ends in seconds, not minutes.
-GGUF_MAX_TOKENS = int(os.environ.get("AUTOML_AGENT_GGUF_MAX_TOKENS", "512"))
-GGUF_CODE_MAX_TOKENS = int(os.environ.get("AUTOML_AGENT_GGUF_CODE_MAX_TOKENS", "1024"))
-GGUF_CTX = int(os.environ.get("AUTOML_AGENT_GGUF_CTX", "16384"))
 
 
 def validate_spec(spec: str) -> None:
@@ -96,10 +93,13 @@ def _single(spec: str, log_dir: Path | None = None, strict: bool = False, reason
         from .local_llm import LocalLlamaServer, resolve_model
 
         path = resolve_model(arg)
-        server = LocalLlamaServer.acquire(path, n_ctx=GGUF_CTX,
+        # a small local model writes slowly: each answer is bounded, so that a step ends in seconds, not minutes
+        settings = current_settings()
+        server = LocalLlamaServer.acquire(path, n_ctx=settings.gguf_ctx,
                                           log_path=log_dir / "llama-server.log" if log_dir is not None else None)
         brain = LLMBrain(path.stem, base_url=server.base_url, api_key="local", name=f"gguf:{path.stem}",
-                         max_tokens=GGUF_MAX_TOKENS, code_max_tokens=GGUF_CODE_MAX_TOKENS, string_max_length=300,
+                         max_tokens=settings.gguf_max_tokens, code_max_tokens=settings.gguf_code_max_tokens,
+                         string_max_length=300,
                          timeout=600.0, max_retries=1, on_close=server.release, local=True)
         return FallbackBrain(brain, OfflineBrain(), strict=strict)
     if kind == "scripted":

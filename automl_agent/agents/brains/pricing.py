@@ -6,8 +6,9 @@ Local backends (gguf, offline, scripted) cost nothing. A model missing from the 
 from __future__ import annotations
 
 import json
-import os
 import re
+
+from ...config import current_settings
 
 PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
@@ -30,7 +31,7 @@ REFERENCE_MODEL = "gpt-4o"  # the paper's backbone; every run also reports what 
 
 def price_table() -> dict[str, tuple[float, float]]:
     table = dict(PRICES_PER_MTOK)
-    extra = os.environ.get("AUTOML_AGENT_PRICES")
+    extra = current_settings().prices
     if extra:
         try:
             table.update({k: (float(v[0]), float(v[1])) for k, v in json.loads(extra).items()})

@@ -8,7 +8,8 @@ import time
 from ...agents.contracts import KnowledgeItem
 from ..http import SourceError
 from ..query import RetrievalQuery
-from .base import Source, clean, env_endpoint
+from ...config import current_settings
+from .base import Source, clean, first_endpoint
 
 DEFAULT_URL = "https://export.arxiv.org/api/query"
 
@@ -19,7 +20,7 @@ class ArxivSource(Source):
 
     @property
     def endpoint(self) -> str:
-        return env_endpoint(DEFAULT_URL, "AUTOML_AGENT_ARXIV_URL")
+        return first_endpoint(DEFAULT_URL, current_settings().arxiv_url)
 
     def unusable(self) -> str | None:
         if importlib.util.find_spec("arxiv") is None:

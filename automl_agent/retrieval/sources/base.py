@@ -3,7 +3,6 @@ it is usable here, and a search that returns knowledge items or raises SourceErr
 
 from __future__ import annotations
 
-import os
 import re
 
 from ...agents.contracts import KnowledgeItem
@@ -12,11 +11,11 @@ from ..query import RetrievalQuery
 SUMMARY_CHARS = 600
 
 
-def env_endpoint(default: str, *variables: str) -> str:
-    for variable in variables:
-        value = os.environ.get(variable, "").strip()
-        if value:
-            return value.rstrip("/")
+def first_endpoint(default: str, *configured: str) -> str:
+    """The first configured endpoint that is not blank (without a trailing /), else the default."""
+    for value in configured:
+        if value.strip():
+            return value.strip().rstrip("/")
     return default
 
 

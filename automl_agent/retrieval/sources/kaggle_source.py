@@ -12,7 +12,8 @@ from typing import Any
 from ...agents.contracts import KnowledgeItem
 from ..http import SourceError, request_json
 from ..query import RetrievalQuery
-from .base import Source, clean, env_endpoint
+from ...config import current_settings
+from .base import Source, clean, first_endpoint
 
 DEFAULT_URL = "https://api.kaggle.com"
 
@@ -42,7 +43,7 @@ def auth_headers() -> tuple[dict[str, str], Any]:
 
 
 def kaggle_endpoint() -> str:
-    return env_endpoint(DEFAULT_URL, "KAGGLE_API_ENDPOINT", "AUTOML_AGENT_KAGGLE_URL")
+    return first_endpoint(DEFAULT_URL, os.environ.get("KAGGLE_API_ENDPOINT", ""), current_settings().kaggle_url)
 
 
 class KaggleSource(Source):

@@ -10,7 +10,8 @@ from collections import defaultdict
 from ...agents.contracts import KnowledgeItem, TaskType
 from ..http import records, request_json
 from ..query import OPENML_TASK_TYPE, RetrievalQuery
-from .base import Source, clean, env_endpoint
+from ...config import current_settings
+from .base import Source, clean, first_endpoint
 
 DEFAULT_URL = "https://www.openml.org/api/v1"
 WEB_URL = "https://www.openml.org"
@@ -34,7 +35,7 @@ FLOW_FAMILIES = [
 
 
 def openml_endpoint() -> str:
-    return env_endpoint(DEFAULT_URL, "AUTOML_AGENT_OPENML_URL")
+    return first_endpoint(DEFAULT_URL, current_settings().openml_url)
 
 
 def family_of(flow_name: str) -> str | None:

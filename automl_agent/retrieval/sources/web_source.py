@@ -8,20 +8,22 @@ import os
 from ...agents.contracts import KnowledgeItem
 from ..http import records, request_json
 from ..query import RetrievalQuery
-from .base import Source, clean, env_endpoint
+from ...config import current_settings
+from .base import Source, clean, first_endpoint
 
 TAVILY_URL = "https://api.tavily.com/search"
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 
 
 def _provider() -> tuple[str, str] | None:
-    searxng = os.environ.get("AUTOML_AGENT_SEARXNG_URL", "").strip()
+    settings = current_settings()
+    searxng = settings.searxng_url.strip()
     if searxng:
         return "searxng", searxng.rstrip("/")
     if os.environ.get("TAVILY_API_KEY", "").strip():
-        return "tavily", env_endpoint(TAVILY_URL, "AUTOML_AGENT_TAVILY_URL")
+        return "tavily", first_endpoint(TAVILY_URL, settings.tavily_url)
     if os.environ.get("BRAVE_API_KEY", "").strip():
-        return "brave", env_endpoint(BRAVE_URL, "AUTOML_AGENT_BRAVE_URL")
+        return "brave", first_endpoint(BRAVE_URL, settings.brave_url)
     return None
 
 
