@@ -34,13 +34,17 @@ RUN uv venv --python /usr/local/bin/python3.11 /opt/venv
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv pip install --index-url "https://download.pytorch.org/whl/${TORCH_VARIANT}" "torch==${TORCH_VERSION}"
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md uv.lock ./
 COPY automl_agent ./automl_agent
-# The package and its extras from PyPI, not editable (the final stage has no source tree); the constraint keeps the
-# torch installed above
+# Every other package at the version uv.lock holds (as `make setup` installs them), torch and its CUDA libraries
+# left out (installed above); then the package itself, not editable (the final stage has no source tree)
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN --mount=type=cache,target=/root/.cache/uv \
-    printf 'torch==%s\n' "${TORCH_VERSION}" > /tmp/torch-constraint.txt \
-    && uv pip install --constraint /tmp/torch-constraint.txt ".[${EXTRAS}]"
+    IFS=, read -ra extras <<< "${EXTRAS}" \
+    && uv export --locked --no-emit-project --no-hashes --prune torch "${extras[@]/#/--extra=}" \
+        -o /tmp/requirements.lock.txt \
+    && uv pip install -r /tmp/requirements.lock.txt \
+    && uv pip install --no-deps .
 
 FROM ${PYTHON_IMAGE}
 ARG TORCH_VARIANT=cpu

@@ -1,21 +1,26 @@
 # Two commands set up a fresh machine: `make demo` and `make test` (each creates .venv when missing).
 PYTHON ?= python3
 VENV := .venv
+UV_VERSION := 0.13.9
 BIN := $(VENV)/bin
 WORKDIR ?= .automl
 DEMO_INSTRUCTION ?= Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms.
 
 .PHONY: setup system-packages demo test test-fast bench autogluon clean
 
-$(BIN)/automl-agent: pyproject.toml
+$(BIN)/automl-agent: pyproject.toml uv.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip uv
+	$(BIN)/python -m pip install --quiet --upgrade pip uv==$(UV_VERSION)
 	# torch first, through pip: the CPU build (2.13.0) lies on this machine's disk, where uv does not look;
 	# an unpinned torch would pull GBs of CUDA packages.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
+	# every other package at the version uv.lock holds (--locked: a pyproject.toml changed without `uv lock` stops
+	# here), torch and its CUDA libraries left out; then the project itself.
+	$(BIN)/uv export --quiet --locked --extra dev --no-emit-project --no-hashes --prune torch -o $(VENV)/requirements.lock.txt
 	# --compile-bytecode: machines that set PYTHONDONTWRITEBYTECODE would otherwise recompile every import on
 	# every command (about 7 s per `automl-agent run`).
-	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[dev]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -r $(VENV)/requirements.lock.txt
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python --no-deps -e .
 	$(BIN)/python -m compileall -q automl_agent > /dev/null
 	touch $(BIN)/automl-agent
 

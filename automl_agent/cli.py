@@ -433,6 +433,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .flows.bench import BenchOptions, bench_flow, selected_cases, to_markdown
 
     validate_spec(args.llm)
+    import importlib.util
+
+    if not args.no_baseline and importlib.util.find_spec("flaml") is None:
+        raise UserFacingError("The benchmark's conventional baseline (FLAML) is not installed here.",
+                              "Install the bench extra: pip install 'automl-agent[bench]' (`make setup` does), or "
+                              "pass --no-baseline.")
     if "autogluon" in args.extra_baselines:
         from .benchmark.autogluon_baseline import autogluon_python
 
