@@ -61,10 +61,12 @@ def render(result) -> str:
     def line(c) -> str:
         score = "-" if c.score is None else f"{c.score:.3g}"
         missing = f"{c.missing_reference:.0%} -> {c.missing_served:.0%}"
-        return f"  {'DRIFT' if c.drifted else 'ok':5}  {c.column[:32]:32}  {c.method[:34]:34}  {score:>9}  {missing:>11}  {c.note}".rstrip()
+        distance = "-" if c.distance is None else f"{c.distance:.3g}"
+        return (f"  {'DRIFT' if c.drifted else 'ok':5}  {c.column[:32]:32}  {c.method[:34]:34}  {score:>9}  "
+                f"{distance:>8}  {missing:>11}  {c.note}").rstrip()
 
     rows = [f"{result.model}: {summary.served_rows} served records against {summary.reference_rows} training rows",
-            f"  {'':5}  {'column':32}  {'test':34}  {'score':>9}  {'blank':>11}"]
+            f"  {'':5}  {'column':32}  {'test':34}  {'score':>9}  {'distance':>8}  {'blank':>11}"]
     rows += [line(c) for c in sorted(summary.columns, key=lambda c: (not c.drifted, c.column))]
     if summary.prediction:
         rows.append(line(summary.prediction))

@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
@@ -20,6 +21,7 @@ class ColumnDrift(BaseModel):
     score: float | None
     threshold: float
     drifted: bool
+    distance: float | None = None  # how far, whatever the sample size: normed Wasserstein, or Jensen-Shannon
     missing_reference: float
     missing_served: float
     note: str = ""
@@ -82,7 +84,7 @@ def measure(reference: pd.DataFrame, served: pd.DataFrame, numeric: list[str], *
             shown = re.search(r"method=([^,)]*)", metric.get("metric_name", ""))  # "K-S p_value": the test's own name
             method = shown[1] if shown else str(config.get("method", ""))
             tests[config["column"]] = (method, metric.get("value"), float(config.get("threshold") or 0.05))
-    results = [_column(c, tests.get(c), reference[c], served[c]) for c in columns]
+    results = [_column(c, tests.get(c), ref[c], cur[c], c in numeric_now) for c in columns]
     inputs = [r for r in results if r.column != PREDICTION]
     prediction = next((r for r in results if r.column == PREDICTION), None)
     judged = [r for r in inputs if r.score is not None]
@@ -91,6 +93,11 @@ def measure(reference: pd.DataFrame, served: pd.DataFrame, numeric: list[str], *
     if judged and share >= drift_share:
         reasons.append(f"{sum(r.drifted for r in judged)} of {len(judged)} input columns drifted "
                        f"({share:.0%}, limit {drift_share:.0%}): {', '.join(r.column for r in judged if r.drifted)}")
+    far = [r for r in judged if r.drifted and (r.note.startswith("blank in") or _far(r, ref[r.column], len(served)))]
+    if far and not reasons:
+        reasons.append("far from training: " + ", ".join(
+            f"{r.column} ({r.note})" if r.note.startswith("blank in") else f"{r.column} (distance {r.distance:.2g})"
+            for r in far))
     if prediction is not None and prediction.drifted:
         reasons.append(f"the predictions drifted ({prediction.method} {prediction.score:.3g}, threshold "
                        f"{prediction.threshold:g})")
@@ -128,7 +135,44 @@ def _drift_tests(smaller_sample: int) -> dict:
 MISSING_JUMP = 0.2  # a column blank in 20 % more of the served records than in training has drifted, whatever its values
 
 
-def _column(name: str, test: tuple[str, object, float] | None, reference: pd.Series, served: pd.Series) -> ColumnDrift:
+FAR = 0.1  # one column this far from training is drift whatever the others do (Evidently's own distance threshold)
+
+
+def _distance(reference: pd.Series, served: pd.Series, numeric: bool) -> float | None:
+    """The size of a shift, comparable across sample sizes: for numbers the Wasserstein distance in units of the
+    training values' spread; for categories the Jensen-Shannon distance (base 2, 0 to 1) of their frequencies."""
+    from scipy.spatial.distance import jensenshannon
+    from scipy.stats import wasserstein_distance
+
+    ref, cur = reference.dropna(), served.dropna()
+    if ref.empty or cur.empty:
+        return None
+    if numeric:
+        spread = float(ref.std(ddof=0))
+        moved = float(wasserstein_distance(ref.astype(float), cur.astype(float)))
+        return moved / spread if spread > 0 else (0.0 if moved == 0 else float("inf"))
+    levels = sorted(set(ref) | set(cur))
+    expected = ref.value_counts(normalize=True).reindex(levels, fill_value=0).to_numpy()
+    observed = cur.value_counts(normalize=True).reindex(levels, fill_value=0).to_numpy()
+    return float(jensenshannon(expected, observed, base=2))
+
+
+def _far(result: ColumnDrift, reference: pd.Series, n_served: int, draws: int = 20) -> bool:
+    """At least FAR, and at least twice what the training values' own sampling noise reaches at this many records
+    (the 95th percentile of the distance between the training values and samples of them of the served size): a
+    few hundred records of a many-valued column are 0.1 apart from training by chance alone."""
+    if result.distance is None or result.distance < FAR:
+        return False
+    numeric = pd.api.types.is_numeric_dtype(reference)
+    rng = np.random.default_rng(0)
+    values = reference.to_numpy()
+    noise = [_distance(reference, pd.Series(rng.choice(values, size=n_served, replace=True)), numeric) or 0.0
+             for _ in range(draws)]
+    return result.distance >= 2 * float(np.quantile(noise, 0.95))
+
+
+def _column(name: str, test: tuple[str, object, float] | None, reference: pd.Series, served: pd.Series,
+            numeric: bool = False) -> ColumnDrift:
     missing_reference, missing_served = float(reference.isna().mean()), float(served.isna().mean())
     missing = dict(missing_reference=round(missing_reference, 4), missing_served=round(missing_served, 4))
     more_missing = missing_served - missing_reference >= MISSING_JUMP
@@ -141,5 +185,6 @@ def _column(name: str, test: tuple[str, object, float] | None, reference: pd.Ser
     score = float(value)
     p_value = "p_value" in method or method in P_VALUE_TESTS
     drifted = (score < threshold if p_value else score >= threshold) or more_missing
+    distance = _distance(reference, served, numeric)
     return ColumnDrift(column=name, method=method, score=round(score, 6), threshold=threshold, drifted=drifted,
-                       **missing, note=note)
+                       distance=None if distance is None else round(distance, 4), **missing, note=note)

@@ -154,3 +154,19 @@ def test_the_watch_flow_judges_drift_and_says_why_it_did_not_judge(tmp_path, mon
     assert "**DRIFTED**" in page and "| tenure | ks |" in page and verdict.result.mlflow_run_id
     quiet = drift_check.fn(check.model_copy(update={"min_rows": 1000}))
     assert not quiet.drifted and quiet.reason.startswith("not judged: churn:1 answered 300 logged records")
+
+
+def test_one_column_far_from_training_is_drift_even_among_many_calm_ones():
+    rng = np.random.default_rng(1)
+    columns = [f"c{i}" for i in range(12)]
+    reference = pd.DataFrame({c: rng.normal(0, 1, 4000) for c in columns})
+    reference["region"] = rng.choice([f"r{i}" for i in range(15)], 4000)  # many levels: noisy at small n
+    reference[PREDICTION] = rng.choice(["No", "Yes"], 4000)
+    calm = reference.sample(300, random_state=2).reset_index(drop=True)
+    summary = measure(reference, calm, columns)
+    assert not summary.drifted, summary.reasons
+    moved = reference.sample(1500, random_state=3).reset_index(drop=True)
+    moved["c3"] = moved["c3"] + 0.5  # half a standard deviation, one column of thirteen
+    summary = measure(reference, moved, columns)
+    assert summary.drifted and summary.reasons == [f"far from training: c3 (distance {summary.columns[3].distance:.2g})"]
+    assert summary.drifted_share < summary.drift_share_limit  # the share rule alone would have missed it
