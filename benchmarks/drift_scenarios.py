@@ -68,6 +68,9 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, default=None, help="a folder kept afterwards; models there are reused")
     args = parser.parse_args()
     scenarios = yaml.safe_load(args.scenarios.read_text())
+    for scenario in scenarios:  # a batch on other tables names each table's target
+        if scenario["table"] not in TABLES:
+            TABLES[scenario["table"]] = (f"predict {scenario['target']}", scenario["target"])
     rows = []
     with tempfile.TemporaryDirectory(prefix="drift-scenarios-") as tmp:
         scratch = args.keep.resolve() if args.keep else Path(tmp)

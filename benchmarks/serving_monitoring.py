@@ -19,6 +19,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -86,6 +87,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--soak-minutes", type=float, default=10.0)
     parser.add_argument("--keep", type=Path, default=None, help="a folder kept afterwards; a model there is reused")
+    parser.add_argument("--out", default="serving_monitoring", help="results name under benchmarks/results")
     args = parser.parse_args()
     result: dict = {"clients": args.clients, "seconds": args.seconds, "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="serving-monitoring-") as tmp:
@@ -104,6 +106,7 @@ def main() -> int:
             for round_ in range(args.rounds):
                 for mode in ("off", "on"):
                     logs = scratch / f"logs-{mode}-{round_}"
+                    shutil.rmtree(logs, ignore_errors=True)  # a kept folder holds the last run's traffic
                     server, port = _serve(workdir, {**env, "AUTOML_AGENT_MONITOR_DIR": str(logs),
                                                     "AUTOML_AGENT_MONITOR_SAMPLE": "0" if mode == "off" else "1"},
                                           record["run_id"])
@@ -121,6 +124,7 @@ def main() -> int:
                                     "on_over_off": round(median["on"] / median["off"], 3)}
 
             logs = scratch / "logs-soak"
+            shutil.rmtree(logs, ignore_errors=True)
             server, port = _serve(workdir, {**env, "AUTOML_AGENT_MONITOR_DIR": str(logs)}, record["run_id"])
             seconds = args.soak_minutes * 60
             stop_at = time.time() + seconds
@@ -159,14 +163,14 @@ def main() -> int:
                   f"{verdict.get('served_rows')} records", flush=True)
         finally:
             subprocess.run([*CLI, "--workdir", str(workdir), "server", "stop"], env=env, capture_output=True, timeout=60)
-    _write(result)
+    _write(result, args.out)
     soak = result["soak"]["report"]
     return 0 if soak["errors"] == 0 and result["soak"]["answers_after"] == 200 else 1
 
 
-def _write(result: dict) -> None:
+def _write(result: dict, out: str) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "serving_monitoring.json").write_text(json.dumps(result, indent=2))
+    (RESULTS / f"{out}.json").write_text(json.dumps(result, indent=2))
     t, s, m = result["throughput"], result["soak"], result["monitor"]
     r = s["report"]
     lines = ["# The served model with its traffic log", "",
@@ -194,7 +198,7 @@ def _write(result: dict) -> None:
               f"`automl-agent monitor` on {m['served_rows']} logged records: exit {m['exit']} in {m['seconds']} s "
               f"(drifted columns: {', '.join(m['drifted_columns']) or 'none'}). The traffic was the table's own rows, "
               "sent as they are: no drift is the right answer."]
-    (RESULTS / "serving_monitoring.md").write_text("\n".join(lines) + "\n")
+    (RESULTS / f"{out}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,11 @@ NUMERIC_SHARE = 0.95
 _TEXT_DTYPE_IS_STR = str(pd.read_csv(io.StringIO("a\nx"))["a"].dtype) == "str"  # a text column becomes numbers when this share of its values reads as numbers
 
 
+def clean_label(value: str) -> str:
+    """One text value as `clean_text` leaves it: what a served model receives must read as its training rows did."""
+    return _CONTROL.sub("", value).strip()
+
+
 def clean_text(series: pd.Series) -> tuple[pd.Series, int]:
     """Control characters removed and whitespace stripped; how many cells changed."""
     text = series.astype("string")

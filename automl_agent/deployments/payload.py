@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.values import clean_label
+
 MAX_RECORDS = 10_000
 
 
@@ -74,6 +76,8 @@ def records_frame(records: list[dict[str, Any]], schema: dict[str, Any]) -> pd.D
         elif kind == "series":
             n = column["length"]
             data[name] = pd.Series([[np.nan if x is None else float(x) for x in v[-n:]] for v in values], dtype=object)
+        elif kind in ("category", "text"):  # read as the training table was (whitespace, control characters)
+            data[name] = pd.Series([None if v is None else clean_label(str(v)) for v in values], dtype=object)
         else:
             data[name] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
     return pd.DataFrame(data, columns=[c["name"] for c in schema["columns"]])

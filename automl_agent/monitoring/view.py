@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..data.values import clean_label
+
 PREDICTION = "prediction"
 MAX_CATEGORY_CHARS = 200
 
@@ -27,10 +29,10 @@ def monitored_row(record: dict[str, Any], schema: dict[str, Any]) -> dict[str, A
         name, kind, value = column["name"], column["type"], record.get(column["name"])
         if kind == "number":
             row[name] = None if value is None else _number(value)
-        elif kind == "category":
-            row[name] = None if value is None else str(value)[:MAX_CATEGORY_CHARS]
+        elif kind == "category":  # as the model receives it (payload.records_frame cleans it so)
+            row[name] = None if value is None else clean_label(str(value))[:MAX_CATEGORY_CHARS]
         elif kind == "text":
-            text = "" if value is None else str(value)
+            text = "" if value is None else clean_label(str(value))
             row[f"{name}__chars"] = len(text)
             row[f"{name}__words"] = len(text.split())
         elif kind == "image":

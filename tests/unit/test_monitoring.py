@@ -170,3 +170,15 @@ def test_one_column_far_from_training_is_drift_even_among_many_calm_ones():
     summary = measure(reference, moved, columns)
     assert summary.drifted and summary.reasons == [f"far from training: c3 (distance {summary.columns[3].distance:.2g})"]
     assert summary.drifted_share < summary.drift_share_limit  # the share rule alone would have missed it
+
+
+def test_a_served_label_reads_as_the_training_table_read_it():
+    """A client sending the raw table's 'WD ' must reach the model (and the log) as the 'WD' the reader trained on:
+    found by the blind drift batch, where ordinary Ames rows looked like a new Sale_Type."""
+    from automl_agent.deployments.payload import records_frame
+
+    schema = {"task": "tabular_regression", "columns": [{"name": "sale_type", "type": "category"},
+                                                        {"name": "note", "type": "text"}]}
+    record = {"sale_type": "WD ", "note": "  cash\x07 sale "}
+    assert records_frame([record], schema).iloc[0].tolist() == ["WD", "cash sale"]
+    assert monitored_row(record, schema) == {"sale_type": "WD", "note__chars": 9, "note__words": 2}
