@@ -118,7 +118,12 @@ def test_dockerfile_builds_a_non_root_python_image_with_uv_and_the_torch_variant
     extras = builder_args["EXTRAS"].split(",")
     assert set(extras) <= set(PYPROJECT["project"]["optional-dependencies"]), extras
     assert "dev" not in extras and {"text", "image", "graph", "dask"} <= set(extras)
-    assert '".[${EXTRAS}]"' in runs and "-e " not in runs  # the package itself, not an editable link to /src
+    # the lock's versions for those extras, torch left out (installed above), then the package itself, not an
+    # editable link to /src
+    assert "uv export --locked" in runs and "--prune torch" in runs and '"${extras[@]/#/--extra=}"' in runs
+    assert 'IFS=, read -ra extras <<< "${EXTRAS}"' in runs
+    assert "uv pip install -r /tmp/requirements.lock.txt" in runs and "uv pip install --no-deps ." in runs
+    assert "-e " not in runs
 
     users = [a for k, a in final if k == "USER"]
     assert users, "the final stage sets a USER"
