@@ -24,6 +24,7 @@ class ColumnDrift(BaseModel):
     distance: float | None = None  # how far, whatever the sample size: normed Wasserstein, or Jensen-Shannon
     missing_reference: float
     missing_served: float
+    went_blank: bool = False  # blank in MISSING_JUMP more of the served records: drift whatever its values
     note: str = ""
 
 
@@ -93,10 +94,10 @@ def measure(reference: pd.DataFrame, served: pd.DataFrame, numeric: list[str], *
     if judged and share >= drift_share:
         reasons.append(f"{sum(r.drifted for r in judged)} of {len(judged)} input columns drifted "
                        f"({share:.0%}, limit {drift_share:.0%}): {', '.join(r.column for r in judged if r.drifted)}")
-    far = [r for r in judged if r.drifted and (r.note.startswith("blank in") or _far(r, ref[r.column], len(served)))]
+    far = [r for r in judged if r.drifted and (r.went_blank or _far(r, ref[r.column], len(served)))]
     if far and not reasons:
         reasons.append("far from training: " + ", ".join(
-            f"{r.column} ({r.note})" if r.note.startswith("blank in") else f"{r.column} (distance {r.distance:.2g})"
+            f"{r.column} ({r.note})" if r.went_blank else f"{r.column} (distance {r.distance:.2g})"
             for r in far))
     if prediction is not None and prediction.drifted:
         reasons.append(f"the predictions drifted ({prediction.method} {prediction.score:.3g}, threshold "
@@ -174,8 +175,9 @@ def _far(result: ColumnDrift, reference: pd.Series, n_served: int, draws: int = 
 def _column(name: str, test: tuple[str, object, float] | None, reference: pd.Series, served: pd.Series,
             numeric: bool = False) -> ColumnDrift:
     missing_reference, missing_served = float(reference.isna().mean()), float(served.isna().mean())
-    missing = dict(missing_reference=round(missing_reference, 4), missing_served=round(missing_served, 4))
     more_missing = missing_served - missing_reference >= MISSING_JUMP
+    missing = dict(missing_reference=round(missing_reference, 4), missing_served=round(missing_served, 4),
+                   went_blank=more_missing)
     note = (f"blank in {missing_served:.0%} of the served records, {missing_reference:.0%} in training"
             if more_missing else "")
     if test is None or test[1] is None:
