@@ -42,8 +42,10 @@ system-packages:
 demo: setup
 	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv
 
+# two test processes, each test file whole on one of them (a file's tests share its real runs): most of a test's
+# time is waiting for servers to start, so two of them fill two cores
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not integration and not e2e"
