@@ -515,7 +515,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
     info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port, db=args.db)
     print(f"stack healthy after {time.perf_counter() - started:.1f} s")
     database = next((c for c in info.components if c.name == "postgres"), None)
-    print(f"  Prefect DB   " + (f"PostgreSQL (pid {database.pid}, log {database.log})" if database
+    print("  Prefect DB   " + (f"PostgreSQL (pid {database.pid}, log {database.log})" if database
                                  else ("your PostgreSQL" if args.db != "sqlite" else "SQLite (one user; "
                                        "--db postgres for a team)")))
     print(f"  Prefect UI   {info.prefect_ui_url}")

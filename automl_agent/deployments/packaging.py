@@ -10,6 +10,7 @@ from typing import Any
 
 from ..monitoring.reference import REFERENCE_FILE
 from ..reporting.evidence import HeldOutEvidence
+from . import portable
 
 HERE = Path(__file__).resolve().parent
 
@@ -23,7 +24,7 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
                 extra_labels: dict[str, str] | None = None, reference: Path | None = None) -> str:
     """Import the registered MLflow model into the BentoML store and build a bento offline; returns its tag.
     `reference`: the training sample `automl-agent monitor` compares served traffic with, packed beside the
-    service."""
+    service. The bento carries the project's code and pinned requirements, so it builds and serves anywhere."""
     import bentoml
 
     bento_model = bentoml.mlflow.import_model(safe_name(service_name + "-model"), model_uri,
@@ -34,10 +35,12 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
     ctx.mkdir(parents=True)
     shutil.copy(HERE / "service_template.py", ctx / "service.py")
     (ctx / "schema.json").write_text(json.dumps(schema, indent=2))
-    included = ["service.py", "schema.json", "bento_config.json"]
+    included = ["service.py", "schema.json", "bento_config.json", *portable.copy_package_source(ctx)]
     if reference is not None and reference.is_file():
         shutil.copy(reference, ctx / REFERENCE_FILE)
         included.append(REFERENCE_FILE)
+    requirements = portable.pinned_closure(
+        portable.served_libraries(schema["task"], optional_libraries(Path(bento_model.path))))
     (ctx / "bento_config.json").write_text(json.dumps({
         "service_name": safe_name(service_name), "bento_model_tag": str(bento_model.tag), "registered_model": registered,
     }, indent=2))
@@ -45,8 +48,9 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
         service="service:DeliveredModel", build_ctx=str(ctx),
         include=included,
         labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
-        python={"lock_packages": False, "packages": ["automl-agent", "mlflow", "scikit-learn", "lightgbm", "pandas",
-                                                     *optional_libraries(Path(bento_model.path))]},
+        # pinned here as a lock would (BentoML's own locking needs the package index); the project travels as source
+        python={"lock_packages": False, "packages": requirements,
+                "extra_index_url": portable.extra_index_urls(requirements) or None},
         models=[str(bento_model.tag)],
     )
     return str(bento.tag)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from prefect.artifacts import create_markdown_artifact
 from .. import context
 from ..context import RunRef
 from ..agents.contracts import ImplementationVerdict, PipelineResult, RequirementSpec
-from ..deployments import aliases, champion, packaging
+from ..deployments import aliases, champion, packaging, portable
 from ..deployments.frames import describe_version, example_frame
 from ..deployments.registry import registry_label
 from ..model_export import load_trained_model
@@ -25,10 +26,9 @@ from ..workspace import RegisteredModel
 EVIDENCE = "evidence.json"
 
 
-def model_requirements() -> list[str]:
-    from importlib.metadata import version
-
-    return [f"{name}=={version(name)}" for name in ("scikit-learn", "lightgbm", "pandas", "numpy", "joblib")] + ["automl-agent"]
+def model_requirements(task: str) -> list[str]:
+    """What a registry consumer installs to load the model, pinned; the project's own code travels in the model."""
+    return portable.direct_pins(portable.model_libraries(task))
 
 
 @task(name="register_model")
@@ -51,8 +51,10 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
                "constraints": [c.model_dump() for c in verdict.checks]}
     rival = aliases.rival(ctx.tracker.client, name, task=task, data_path=spec.dataset.path, attempt=attempt,
                           schema=schema, pos_label=pos_label)
-    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(),
-                                                  schema=schema)
+    with tempfile.TemporaryDirectory() as code:
+        portable.copy_package_source(Path(code))
+        registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(task),
+                                                      schema=schema, code_paths=[str(Path(code) / "automl_agent")])
     standing = champion.decide(metric=spec.problem.metric, evidence=evidence, run_passed=verdict.passed,
                                run_reason=verdict.reason, rival=rival, contract=champion.input_contract(schema),
                                allow_schema_change=ctx.options.allow_schema_change)

@@ -301,6 +301,48 @@ def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_fram
         _stop(server)
 
 
+def test_the_bento_serves_from_an_empty_venv_with_only_its_own_requirements(churn_run, churn_frame, tmp_path):
+    """A bento that builds anywhere: its requirements are pinned, name nothing that is not on a package index, and
+    install into an empty venv offline (from the cache `make setup` filled); that venv has no automl-agent, yet it
+    serves the bento, whose own copy of the project's code is all it needs."""
+    import shutil
+
+    workdir, proc, env = churn_run
+    record = json.loads(proc.stdout)
+    name, version = record["bento_tag"].split(":")
+    bento = workdir / "bentoml" / "bentos" / name / version
+    requirements = [line for line in (bento / "env" / "python" / "requirements.txt").read_text().splitlines()
+                    if line.strip() and not line.startswith(("#", "-"))]
+    assert all("==" in line for line in requirements), requirements
+    assert not any(line.split("==")[0].lower() in {"automl-agent", "automl_agent"} for line in requirements)
+    assert (bento / "src" / "automl_agent" / "deployments" / "payload.py").is_file()
+
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    venv = tmp_path / "venv"
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    installed = subprocess.run([uv, "pip", "install", "--quiet", "--offline", "--python", python, "-r",
+                                str(bento / "env" / "python" / "requirements.txt")],
+                               capture_output=True, text=True, timeout=900)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    assert subprocess.run([python, "-c", "import automl_agent"], capture_output=True, cwd=tmp_path).returncode != 0
+
+    clean_env = {k: v for k, v in env.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
+    clean_env.update(BENTOML_HOME=str(workdir / "bentoml"), BENTOML_DO_NOT_TRACK="true")
+    port = free_port()
+    server = subprocess.Popen([python, "-m", "bentoml", "serve", record["bento_tag"], "--host", "127.0.0.1",
+                               "--port", str(port)], env=clean_env, cwd=tmp_path, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        _wait_ready(f"http://127.0.0.1:{port}/readyz", server, seconds=180)
+        rows = churn_frame.drop(columns=["churn"]).head(5).to_dict(orient="records")
+        answer = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": rows}, timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert set(answer.json()["predictions"]) <= {"Yes", "No"} and len(answer.json()["predictions"]) == 5
+    finally:
+        _stop(server)
+
+
 def test_the_bento_holds_under_concurrent_load_behind_an_api_key(churn_run, churn_frame):
     """50 concurrent clients for a few seconds (bounded): every valid request answered, every invalid one a 400 with
     its message, a body over the limit a 413, nothing without the key; then each bad payload of the table."""
