@@ -306,6 +306,7 @@ _COUNTED = r"(?:steps?|points?|values?|observations?|periods?|time steps?|readin
 _SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
             "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "half-year": 15778476, "year": 31556952,
             "decade": 315569520}
+_WEEKS = {"year": 52, "half-year": 26, "quarter": 13, "fortnight": 2, "week": 1}
 _CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|half[- ]years?|years?|decades?)"
 _WINDOW_UNITS = rf"(?:{_COUNTED}|{_CALENDAR})"
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -333,6 +334,8 @@ def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | 
     unit = re.sub(r"half[ -](hour|year)", r"half-\1", (unit or "").lower().rstrip("s"))
     if not unit or re.fullmatch(_COUNTED, unit + "s") or re.fullmatch(_COUNTED, unit) or step_s is None:
         return int(n) if n.is_integer() else None
+    if abs(step_s - _SECONDS["week"]) < 3600 and unit in _WEEKS:  # on weekly data a year is 52 weeks, not 52.18
+        return int(round(n * _WEEKS[unit])) if (n * _WEEKS[unit]) >= 1 else None
     steps = n * _SECONDS.get(unit, 0) / _snapped(step_s)
     return int(round(steps)) if steps >= 1 and abs(steps - round(steps)) <= 0.05 * steps else None
 
@@ -345,7 +348,8 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
     lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
         rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
-        rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
+        rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
         rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b"),

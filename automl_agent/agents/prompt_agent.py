@@ -184,6 +184,14 @@ def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile)
             + (f" ({dataset.target!r} is the column to predict, so it cannot be an input)" if target_named else "") + ".",
             f"Name the columns as {file} spells them ({', '.join(columns[:15])}{', ...' if len(columns) > 15 else ''}),"
             " or leave the limit out to use every usable column.", status="rejected")
+    if choice.unresolved_exclusions:
+        columns = [c.name for c in profile.columns if c.name != dataset.target]
+        raise InputsUnclear(
+            f"The instruction says not to use {describe(choice.unresolved_exclusions)}, and I cannot tell which "
+            f"column {'each of these means' if len(choice.unresolved_exclusions) > 1 else 'this means'}"
+            + (f" (I would leave out {describe(choice.excluded)})" if choice.excluded else "") + ".",
+            f"Name the columns to leave out as {file} spells them ({', '.join(columns[:15])}"
+            f"{', ...' if len(columns) > 15 else ''}).", status="rejected")
     by_brain = _brain_reads_a_limit_the_rules_missed(dataset.features, choice.only, instruction, profile)
     if by_brain:
         choice.only = list(dataset.features)

@@ -184,3 +184,39 @@ def test_a_limit_to_columns_no_model_can_use_is_refused():
     profile = profile_table(frame, "customers.csv")
     with pytest.raises(UserFacingError, match="customer_id is an identifier"):
         _parse(profile, "Predict churned using only customer_id")
+
+
+# the net under the exclusion phrasings: a column in a clause that says not to use it, in any word order
+NEGATED = [
+    ("churn", "churn", "Predict churn. The contract I don't want inside, please.", ["contract"]),
+    ("churn", "churn", "Predict churn; tenure please not use.", ["tenure"]),
+    ("diamonds", "price", "Estimate price, and also the depth we do not want in the model", ["depth"]),
+    ("penguins", "species", "classify species, nor island nor sex should be used", ["island", "sex"]),
+    ("diamonds", "price", "Price model. Never feed it the table column, it is noise.", ["table"]),
+]
+NOT_NEGATED = [
+    ("diamonds", "price", "predict price, it doesn't need to be perfect"),
+    ("churn", "churn", "predict churn, drop the rows where tenure is missing"),
+    ("churn", "churn", "predict whether or not the customer churns, no more than 10 ms per call"),
+    ("penguins", "species", "classify species without supervision tricks, thanks"),
+]
+
+
+@pytest.mark.parametrize("data, target, text, excluded", NEGATED)
+def test_a_column_said_not_to_be_used_is_left_out_whatever_the_word_order(profiles, data, target, text, excluded):
+    choice = decide_features(text, profiles[data], target)
+    assert sorted(choice.excluded) == sorted(excluded) and choice.unresolved_exclusions == []
+
+
+@pytest.mark.parametrize("data, target, text", NOT_NEGATED)
+def test_a_no_that_is_not_about_the_inputs_leaves_them_alone(profiles, data, target, text):
+    choice = decide_features(text, profiles[data], target)
+    assert (choice.excluded, choice.unresolved_exclusions) == ([], [])
+
+
+def test_words_said_not_to_be_used_that_name_no_column_are_asked_about(profiles):
+    choice = decide_features("Predict churn, but don't use the customer's favourite colour or tenure",
+                             profiles["churn"], "churn")
+    assert choice.excluded == ["tenure"] and any("favourite colour" in u for u in choice.unresolved_exclusions)
+    with pytest.raises(InputsUnclear, match="says not to use .*favourite colour"):
+        _parse(profiles["churn"], "Predict churn, but don't use the customer's favourite colour or tenure")

@@ -1,4 +1,4 @@
-"""The instruction corpora (automl_agent/benchmark/instructions*.yaml: 414 instructions in many voices, over the
+"""The instruction corpora (automl_agent/benchmark/instructions*.yaml: over 800 instructions in many voices, over the
 bundled datasets and 16 synthetic tables) through INIT with the offline brain: request check, target, task, metric,
 constraints and limits on the inputs, no training.
 
@@ -37,15 +37,26 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 # written blind, first contact measured before the reader was changed for them (benchmarks/results); holdout8 has not
 # been used for any change: its floor is its first contact
 # holdout9 (first contact 15/40, benchmarks/results/understanding_holdout9_first_contact.md) was then used: 24/40;
-# holdout10 (8/24) was written after the last change and has not been used: its floor is its first contact
+# holdout10 (8/24) and holdout11 (15/43, benchmarks/results/understanding_holdout11_first_contact.md) were then used
+# for the negation net, the row unit, numbers and windows: 10/24 and 19/43; holdout12 (4/20) was written after the
+# last change and has not been used: its floor is its first contact
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5,
-                        "holdout9": 0.57, "holdout10": 0.33}
+                        "holdout9": 0.57, "holdout10": 0.4, "holdout11": 0.42, "holdout12": 0.2}
+# runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
+# never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
+SILENT_WRONG_CEILINGS = {"holdout7": 4, "holdout8": 6, "holdout9": 2, "holdout10": 5, "holdout11": 2, "holdout12": 5}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))
 def test_blind_corpora_keep_what_the_reader_has_learned(results, corpus):
     overall = summary_table(results[corpus])[-1]
     assert overall["share"] >= FIRST_CONTACT_FLOORS[corpus], [r.id for r in results[corpus] if not r.understood]
+
+
+@pytest.mark.parametrize("corpus", sorted(SILENT_WRONG_CEILINGS))
+def test_blind_corpora_run_no_more_specs_that_differ_from_what_was_meant(results, corpus):
+    silent = [r.id for r in results[corpus] if r.silent_wrong]
+    assert len(silent) <= SILENT_WRONG_CEILINGS[corpus], silent
 
 
 @pytest.mark.parametrize("corpus", sorted(FLOORS) + ["holdout9"])

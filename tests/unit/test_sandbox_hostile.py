@@ -37,13 +37,44 @@ def _ppid(entry: Path) -> int:
         return -1
 
 
+def _comm(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _ours_or_escaped(pid: int) -> bool:
+    """A sandboxed process this test must answer for: one of this process's descendants, or an orphan that got out
+    of its bubblewrap (its parents lead to init without a bwrap on the way). Scripts that another test process runs
+    at the same time (pytest -n 2) sit under that process's bwrap and are not this test's."""
+    seen = 0
+    while pid > 1 and seen < 64:
+        if pid == os.getpid():
+            return True
+        if _comm(pid) == "bwrap":
+            return _descends_from_me(pid)
+        pid, seen = _ppid(Path("/proc") / str(pid)), seen + 1
+    return True
+
+
+def _descends_from_me(pid: int) -> bool:
+    for _ in range(64):
+        if pid == os.getpid():
+            return True
+        if pid <= 1:
+            return False
+        pid = _ppid(Path("/proc") / str(pid))
+    return False
+
+
 def _processes_of_uid_range() -> int:
     low, high = bubblewrap._SANDBOX_UID_RANGE
     count = 0
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if low <= entry.stat().st_uid <= high:
+                if low <= entry.stat().st_uid <= high and _ours_or_escaped(int(entry.name)):
                     count += 1
             except OSError:
                 pass

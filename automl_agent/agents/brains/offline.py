@@ -27,7 +27,9 @@ FORECAST_WORDS = ("forecast", "next ", "ahead", "horizon", "time series", "time-
 # 'find natural groups'), not as a noun for people ('our supply planning group needs a forecast')
 _GROUP_WORD = r"(?:group|segment)"
 CLUSTERING = re.compile(
-    r"\b(?:cluster\w*|segmentation|segmenting|groupings?|regroup\w*|agrup\w*|gruppier\w*|unsupervised|partition\w*|alike|"
+    # 'the jobs of our computer cluster': a cluster of machines is not a request to cluster
+    r"\b(?:(?<!computer\s)(?<!compute\s)(?<!server\s)(?<!hpc\s)(?<!kubernetes\s)(?<!k8s\s)(?<!gpu\s)(?<!spark\s)"
+    r"(?<!hadoop\s)(?<!dask\s)(?<!slurm\s)(?<!database\s)cluster\w*|segmentation|segmenting|groupings?|regroup\w*|agrup\w*|gruppier\w*|unsupervised|partition\w*|alike|"
     r"similar (?:ones|machines|customers|items|rows|records))\b"
     rf"|(?:^|[.;:!?,(]\s*|\b(?:to|please|pls|and|then|you|we|i|can|could|would|should|must)\s+){_GROUP_WORD}(?:s|ed)?\b"
     rf"(?!\s+(?:needs?|wants?|asks?|is|are|has|have|will|would|manager|lead|head|members?)\b)"

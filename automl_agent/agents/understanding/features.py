@@ -127,6 +127,8 @@ class FeatureChoice(BaseModel):
     excluded_phrase: str = ""
     unresolved: list[str] = Field(default_factory=list,
                                   description="items of a 'use only' list that name no column, or several")
+    unresolved_exclusions: list[str] = Field(default_factory=list,
+                                             description="items said not to be used that name no column, or several")
 
 
 def _strength(opener: str) -> str:
@@ -362,7 +364,92 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         found = [_columns_for(i, columns) for i in items]
         if items and all(len(names) == 1 for names, _ in found):  # 'no Min.Price or Max.Price', 'not RI'
             _exclude(choice, [names[0] for names, _ in found], said[m.start():m.end()].strip(" ,.;("))
+    negated = negated_inputs(instruction, profile, target)
+    for name, clause in negated.columns:
+        _exclude(choice, [name], clause)
+    choice.unresolved_exclusions = [u for u in negated.unresolved if u not in choice.unresolved]
     return choice
+
+
+# a word that turns what follows (or, said last, what came before) into something not to use
+_NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|don'?t|doesn'?t|leave\s+out|leaving\s+out|"
+             r"left\s+out|drop|ignore|omit|skip|remove)\b")
+# ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
+_NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
+                  r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
+                  r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
+                  r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
+                  r"\bwhether\b.*\bnot\b|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
+                  r"default\w*|churn\w*|buy|bought|subscribe\w*)\b")
+# what says the clause is about the inputs: a verb of using, or the cue itself when it can mean nothing else
+_ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|need|feed|put|inputs?|features?|columns?|"
+              r"variables?|predictors?|without|except|excluding|exclude|leave\s+out|leaving\s+out|left\s+out|drop|"
+              r"ignore|omit|skip|remove|nor|neither)\b")
+_SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
+_LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
+
+
+class NegatedInputs(BaseModel):
+    """What clauses that say 'do not use' name: the columns, and the words that name none (the run asks)."""
+
+    columns: list[tuple[str, str]] = Field(default_factory=list, description="(column, the clause that leaves it out)")
+    unresolved: list[str] = Field(default_factory=list, description="items said not to be used that name no column")
+
+
+# the verbs and fillers around a negated list, dropped before its items are read
+_NEGATED_NOISE = (r"\b(?:the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
+                  r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
+                  r"columns?|variables?|predictors?|at all|either|too|here|model|for)\b")
+_NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|interesting|important|useful|relevant|"
+              r"rows?|records?|cases?|observations?|entries|labels?|thanks?|perfect|supervis\w*|help|care|leak\w*|"
+              r"overfit\w*|cheat\w*|bias\w*|data|table|file)\b|^to\b|^\W*\w{0,2}\W*$")
+# where the list said not to be used ends and its reason begins: 'X because it gives the answer away', 'Y, which is
+# only known after delivery'
+_REASON = (r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
+           r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
+           r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively)\b")
+
+
+def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -> NegatedInputs:
+    """Columns named in a clause that says not to use them, however it is worded ('please not use the medicaid
+    column', 'the income I don't want inside', 'nor the stays in the hospital', 'Region and ethnicity without'),
+    and the items of such a clause that name no column. The list readers above know many exclusion phrasings; this
+    is the net under them: a column said not to be used is never fed in because its phrasing was new, and words
+    said not to be used that name no column are asked about, never dropped."""
+    text = plain(instruction)
+    columns = [c for c in profile.columns if c.name != target and (len(c.name) >= 3 or _code_like_name(c.name))]
+    found = NegatedInputs()
+    start = 0
+    for cut in [*re.finditer(_SEGMENT, text), None]:
+        end = cut.start() if cut else len(text)
+        clause = text[start:end]
+        start = cut.end() if cut else len(text)
+        benign = [(m.start(), m.end()) for m in re.finditer(_NOT_ABOUT_USE, clause)]
+        cues = [m for m in re.finditer(_NEGATION, clause) if not any(a <= m.start() < b for a, b in benign)]
+        if not cues or not re.search(_ABOUT_USE, clause):
+            continue
+        after = clause[cues[0].end():]
+        if re.match(_NOT_COLUMNS, after):
+            continue  # 'drop the rows where the carrier is missing'
+        limited = re.search(_LIMITERS, clause[:cues[0].start()])
+        said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
+        span = after if said_after or limited else clause[:cues[0].start()]
+        for column in columns:
+            spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
+            if any(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", span) for s in spellings):
+                found.columns.append((column.name, clause.strip(" ,")))
+        listed = re.split(_REASON, span, maxsplit=1)[0]
+        chunk = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, ",", listed))
+        named, unresolved = _resolve(chunk, profile, target)
+        found.columns += [(n, clause.strip(" ,")) for n in named if (n, clause.strip(" ,")) not in found.columns]
+        found.unresolved += [u for u in unresolved if not re.search(_NOT_ITEMS, u.split("(")[0])
+                             and not (target and target.lower() in u.split("(")[0].lower())
+                             and u not in found.unresolved]
+    return found
+
+
+def _code_like_name(name: str) -> bool:
+    return bool(re.search(r"[._0-9]", name) or re.search(r"[A-Z]", name[1:]))
 
 
 def _names_before(text: str, at: int, profile: DataProfile) -> str:

@@ -299,6 +299,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(r"\b(?:of|for)\s+(?:the|each|every|a|an|this|that|one)\s+([\w-]+)(?=\s*(?:[.,;:!?]|$|\b(?:from|using|"
                          r"with|based|given|by)\b))", text):
         subject.append((m.start(1), m.end(1)))
+    # 'how late each flight is', 'the price of each flight.': the unit a row stands for, not what is asked about
+    unit = [(m.start(1), m.end(1)) for m in re.finditer(
+        r"\b(?:each|every)\s+([\w-]+)(?=\s*(?:[.,;:!?)]|$|\b(?:is|are|was|were|has|have|had|will|would|can|could|in|"
+        r"on|at|from|with|by|for|made|makes|took|takes|gets|got|spent|spends|did|does)\b))", text)]
+    subject += unit
     # "a cardholder's average spending": the owner is the row, what it owns is asked about
     for m in re.finditer(r"\b([\w-]+)'s\s+(?=[a-z])", text):
         subject.append((m.start(1), m.end(1)))
@@ -307,7 +312,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
                          r"((?:[\w.-]+\s+)?[\w.-]+)\s+(?:prediction\s+|forecasting\s+|classification\s+|regression\s+)?"
                          r"(?:model|classifier|predictor|regressor|forecaster|forecast)s?\b", text):
         target.append((m.start(1), m.end(1)))
-    return {"target": target, "features": features, "negated": negated, "subject": subject}
+    return {"target": target, "features": features, "negated": negated, "subject": subject, "unit": unit}
 
 
 def _values(column: ColumnProfile) -> list[str]:
@@ -613,6 +618,14 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
+        if len(tied) == 1 and tied[0].role == "subject" and _within(tied[0].start, roles["unit"]) \
+                and top.how != "values":
+            # 'the ticket price of each flight': the only column named is what the rows are, not what to predict
+            others = [c for c in profile.target_candidates if c != tied[0].column and c not in excluded][:2]
+            return TargetDecision(column=None, confidence="low", how="subject only", ask=True,
+                                  candidates=[tied[0].column, *others], scores=scores,
+                                  reason=f"the instruction names {tied[0].column!r} only as what each row is "
+                                         f"({tied[0].words!r}), not as what to predict")
         if len(tied) == 1 and tied[0].role != "feature":
             top = tied[0]
             confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"

@@ -167,7 +167,11 @@ def numbers_to_digits(text: str) -> str:
             pending_sep = ""
         out.append(piece)
     flush()
-    return "".join(out)
+    joined = "".join(out)
+    # 'two and a half minutes' -> '2.5 minutes'
+    for words, fraction in (("a half|one half", ".5"), ("a quarter|one quarter", ".25"), ("three quarters|3 quarters", ".75")):
+        joined = re.sub(rf"\b(\d+) and (?:{words})\b", rf"\g<1>{fraction}", joined)
+    return joined
 
 
 def abbreviates_phrase(name: str, words: list[str]) -> bool:
