@@ -216,12 +216,10 @@ class Tracker:
             log.warning("could not link prompt versions to trace %s: %s", trace_id, exc)
 
     def log_model(self, run_id: str, model: Any, example: Any, name: str, requirements: list[str],
-                  schema: dict[str, Any], description: str = "",
-                  code_paths: list[str] | None = None) -> tuple[RegisteredModel, str]:
+                  schema: dict[str, Any], description: str = "") -> tuple[RegisteredModel, str]:
         """Log and register the model, without an alias (the champion gate gives it one); the serving schema travels
         in the model's metadata, so a bento can be built from the registry alone (`automl-agent serve
-        models:/NAME@champion`). `code_paths`: the project's code the model's types come from, carried in the model
-        so that a consumer loads it without installing automl-agent."""
+        models:/NAME@champion`)."""
         trusted = trusted_types(model)
         requirements = requirements + [f"{lib}=={package_version(lib)}" for lib in model_libraries(trusted)]
         signature = consumer_signature(example, schema)
@@ -230,7 +228,6 @@ class Tracker:
             info = mlflow.sklearn.log_model(model, name="model", input_example=example, signature=signature,
                                             registered_model_name=name, pip_requirements=requirements,
                                             serialization_format="skops", skops_trusted_types=trusted,
-                                            code_paths=code_paths,
                                             metadata={SCHEMA_METADATA_KEY: schema})
         version = str(info.registered_model_version)
         self.client.set_model_version_tag(name, version, "mlflow_run_id", run_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,12 @@ EVIDENCE = "evidence.json"
 
 
 def model_requirements(task: str) -> list[str]:
-    """What a registry consumer installs to load the model, pinned; the project's own code travels in the model."""
-    return portable.direct_pins(portable.model_libraries(task))
+    """What a registry consumer installs to load the model, pinned, with automl-agent itself: the model's types are
+    its classes. (The model does not carry the project's code: MLflow would put that copy first on the path of every
+    process that loads it, and a worker would then run the model's copy instead of its own installation.)"""
+    from .. import __version__
+
+    return [*portable.direct_pins(portable.model_libraries(task)), f"automl-agent=={__version__}"]
 
 
 @task(name="register_model")
@@ -51,10 +54,8 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
                "constraints": [c.model_dump() for c in verdict.checks]}
     rival = aliases.rival(ctx.tracker.client, name, task=task, data_path=spec.dataset.path, attempt=attempt,
                           schema=schema, pos_label=pos_label)
-    with tempfile.TemporaryDirectory() as code:
-        portable.copy_package_source(Path(code))
-        registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(task),
-                                                      schema=schema, code_paths=[str(Path(code) / "automl_agent")])
+    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(task),
+                                                  schema=schema)
     standing = champion.decide(metric=spec.problem.metric, evidence=evidence, run_passed=verdict.passed,
                                run_reason=verdict.reason, rival=rival, contract=champion.input_contract(schema),
                                allow_schema_change=ctx.options.allow_schema_change)
