@@ -104,11 +104,12 @@ def leaking_columns(frame: pd.DataFrame, target: str, classification: bool) -> d
     n = len(frame)
     if n < 10:
         return found
+    y_text = y.astype(str)
     for column in frame.columns:
         if column == target:
             continue
         x = frame[column]
-        if x.astype(str).equals(y.astype(str)):
+        if _same_text(x, y_text):
             found[column] = f"is a copy of the target '{target}'"
             continue
         if classification:
@@ -120,6 +121,12 @@ def leaking_columns(frame: pd.DataFrame, target: str, classification: bool) -> d
     if not classification:
         found.update(_derived_with_another(frame.drop(columns=list(found)), target))
     return found
+
+
+def _same_text(x: pd.Series, y_text: pd.Series) -> bool:
+    """Whether a column reads as the target, value for value (its first rows decide most columns cheaply)."""
+    head = min(len(x), 1000)
+    return x.iloc[:head].astype(str).equals(y_text.iloc[:head]) and x.astype(str).equals(y_text)
 
 
 MAX_PAIR_COLUMNS = 40  # pairs of numeric columns checked for a product or ratio that gives the target
@@ -136,11 +143,16 @@ def _derived_with_another(frame: pd.DataFrame, target: str) -> dict[str, str]:
     target_words = set(_words(target))
     values = {c: frame[c].to_numpy(dtype=float, na_value=np.nan) for c in numeric}
     y_values = y.to_numpy(dtype=float, na_value=np.nan)
+    screen = _screening_rows(len(frame))
     found: dict[str, str] = {}
     with np.errstate(divide="ignore", invalid="ignore"):
         for i, a in enumerate(numeric):
             for b in numeric[i + 1:]:
                 va, vb = values[a], values[b]
+                if screen is not None and not any(
+                        _reproduces(combined, y_values[screen], SCREEN_CORRELATION)
+                        for combined in (va[screen] * vb[screen], va[screen] / vb[screen], vb[screen] / va[screen])):
+                    continue
                 if not any(_reproduces(combined, y_values) for combined in (va * vb, va / vb, vb / va)):
                     continue
                 named = [c for c in (a, b) if target_words & set(_words(c))]
@@ -151,14 +163,25 @@ def _derived_with_another(frame: pd.DataFrame, target: str) -> dict[str, str]:
     return found
 
 
-def _reproduces(combined: np.ndarray, y: np.ndarray) -> bool:
+SCREEN_ROWS = 50_000  # past this many rows, the correlation checks screen a sample first and confirm on every row
+SCREEN_CORRELATION = 0.99  # a sample's correlation of a real copy of the target is far above this
+
+
+def _screening_rows(n: int) -> np.ndarray | None:
+    """Row positions of the sample that screens pairs on a large table (None: the table is small, check every row)."""
+    if n <= SCREEN_ROWS:
+        return None
+    return np.sort(np.random.default_rng(0).choice(n, SCREEN_ROWS, replace=False))
+
+
+def _reproduces(combined: np.ndarray, y: np.ndarray, threshold: float = CORRELATION) -> bool:
     keep = np.isfinite(combined) & np.isfinite(y)
     if keep.sum() < 10:
         return False
     x, t = combined[keep], y[keep]
     if x.std() == 0 or t.std() == 0:
         return False
-    return abs(float(np.corrcoef(x, t)[0, 1])) >= CORRELATION
+    return abs(float(np.corrcoef(x, t)[0, 1])) >= threshold
 
 
 def _words(name: str) -> list[str]:
@@ -192,11 +215,22 @@ def _follows_numbers(x: pd.Series, y: pd.Series, target: str) -> str | None:
     a, b = both.iloc[:, 0].to_numpy(dtype=float), both.iloc[:, 1].to_numpy(dtype=float)
     if np.std(a) == 0 or np.std(b) == 0:
         return None
+    screen = _screening_rows(len(a))
+    if screen is not None and _correlation(a[screen], b[screen]) < SCREEN_CORRELATION:
+        return None
+    correlation = _correlation(a, b)
+    if correlation >= CORRELATION:
+        return f"follows the target '{target}' almost exactly (correlation {correlation:.4f})"
+    return None
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """The stronger of the linear and the rank correlation, as a magnitude."""
+    if np.std(a) == 0 or np.std(b) == 0:
+        return 0.0
     pearson = abs(float(np.corrcoef(a, b)[0, 1]))
     spearman = abs(float(pd.Series(a).rank().corr(pd.Series(b).rank())))
-    if max(pearson, spearman) >= CORRELATION:
-        return f"follows the target '{target}' almost exactly (correlation {max(pearson, spearman):.4f})"
-    return None
+    return max(pearson, spearman)
 
 
 def require_inputs(usable: list[str], target: str | None, name: str, left_out: dict[str, str]) -> None:

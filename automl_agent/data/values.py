@@ -44,32 +44,42 @@ def clean_label(value: str) -> str:
     return _CONTROL.sub("", value).strip()
 
 
-def clean_text(series: pd.Series) -> tuple[pd.Series, int]:
-    """Control characters removed and whitespace stripped; how many cells changed."""
+def clean_text(series: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Control characters removed and whitespace stripped; which cells changed."""
     text = series.astype("string")
-    cleaned = text.str.replace(_CONTROL, "", regex=True).str.strip()
-    changed = int(((cleaned != text) & text.notna()).sum())
-    return cleaned, changed
+    cleaned = text.str.replace(_CONTROL.pattern, "", regex=True).str.strip()
+    return cleaned, ((cleaned != text) & text.notna()).fillna(False).astype(bool)
+
+
+def _count(mask: pd.Series, weights: pd.Series) -> int:
+    """How many rows of the column a mask over its distinct values stands for."""
+    hit = mask.fillna(False).astype(bool).to_numpy()
+    return int(weights.loc[mask.index[hit]].sum())
+
+
+def _share(mask: pd.Series, weights: pd.Series) -> float:
+    total = int(weights.loc[mask.index].sum())
+    return _count(mask, weights) / total if total else 0.0
 
 
 def _missing_mask(lower: pd.Series, markers: set[str]) -> pd.Series:
     return lower.isin(markers) | lower.isna()
 
 
-def _as_numbers(text: pd.Series, decimal: str) -> tuple[pd.Series, dict[str, int]]:
-    """Numbers read from text written with `decimal` as the decimal mark; what was stripped, counted."""
-    stripped = text.str.replace(_SPACES, "", regex=True)
-    signs = {"currency": int(stripped.str.contains(f"[{_CURRENCY}]", regex=True).sum()),
-             "percent": int(stripped.str.endswith("%").sum()),
-             "parentheses": int(stripped.str.fullmatch(r"\(.*\)").sum())}
+def _as_numbers(text: pd.Series, decimal: str, weights: pd.Series) -> tuple[pd.Series, dict[str, int]]:
+    """Numbers read from text written with `decimal` as the decimal mark; what was stripped, counted in rows."""
+    stripped = text.str.replace(_SPACES.pattern, "", regex=True)
     negative = stripped.str.fullmatch(r"\(.*\)")
+    signs = {"currency": _count(stripped.str.contains(f"[{_CURRENCY}]", regex=True), weights),
+             "percent": _count(stripped.str.endswith("%"), weights),
+             "parentheses": _count(negative, weights)}
     stripped = stripped.str.strip("()").str.replace(f"[{_CURRENCY}%]", "", regex=True)
     stripped = stripped.str.replace(rf"^([+-]?)(?:{_CURRENCY_CODES})", r"\1", regex=True)  # USD 12, EUR-3 (not INV-5)
     pattern = _POINT_NUMBER if decimal == "." else _COMMA_NUMBER
-    valid = stripped.str.fullmatch(pattern).fillna(False).astype(bool)
+    valid = stripped.str.fullmatch(pattern.pattern).fillna(False).astype(bool)
     grouped = stripped.str.contains("," if decimal == "." else r"\.", regex=True) | text.str.contains(
         r"\d[\s\u00a0\u202f'\u2019\u02bc]\d", regex=True)
-    signs["thousands"] = int((valid & grouped).sum())
+    signs["thousands"] = _count(valid & grouped, weights)
     if decimal == ".":
         plain = stripped.str.replace(",", "", regex=False)
     else:
@@ -80,28 +90,44 @@ def _as_numbers(text: pd.Series, decimal: str) -> tuple[pd.Series, dict[str, int
 
 
 def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, list[str]]:
-    """One column of text made into what it holds, with a note for each change a user should know of."""
-    name = series.name
+    """One column of text made into what it holds, with a note for each change a user should know of.
+
+    Each distinct value is read once and the result spread back to the rows (a column of a million rows holds a few
+    thousand distinct values); every count a note gives is a count of rows."""
+    codes, distinct = pd.factorize(series, use_na_sentinel=True)
+    slots = len(distinct)
+    has_missing = bool((codes < 0).any())
+    values = pd.Series(distinct, name=series.name).reindex(range(slots + has_missing))
+    weights = pd.Series(np.bincount(np.where(codes < 0, slots, codes), minlength=slots + has_missing), index=values.index)
+    read, notes = _read_values(values, weights, decimal)
+    spread = read.take(np.where(codes < 0, slots, codes)) if len(read) else read
+    return spread.set_axis(series.index).rename(series.name), notes
+
+
+def _read_values(values: pd.Series, weights: pd.Series, decimal: str) -> tuple[pd.Series, list[str]]:
+    """`normalize_column` on a column's distinct values; `weights`: how many rows hold each."""
+    name = values.name
     notes: list[str] = []
-    text, changed = clean_text(series)
+    text, changed_cells = clean_text(values)
+    changed = _count(changed_cells, weights)
     lower = text.str.lower()
     missing = _missing_mask(lower, MISSING_EVERYWHERE)
     present = text[~missing]
     if present.empty:
-        return pd.Series(np.nan, index=series.index, name=name, dtype="float64"), notes
+        return pd.Series(np.nan, index=values.index, name=name, dtype="float64"), notes
 
-    boolean = _as_boolean(text, lower, missing)
+    boolean = _as_boolean(text, lower, missing, weights)
     if boolean is not None:
-        values, note = boolean
+        read, note = boolean
         if note:
             notes.append(note)
-        return values.rename(name), notes
+        return read.rename(name), notes
 
     loose_missing = _missing_mask(lower, MISSING_EVERYWHERE | MISSING_AMONG_NUMBERS)
     candidates = text[~loose_missing]
-    unit = _common_unit(candidates)
+    unit = _common_unit(candidates, weights)
     if unit is not None:
-        number, written_unit = (part for _, part in candidates.str.extract(_WITH_UNIT, expand=True).items())
+        number, written_unit = (part for _, part in candidates.str.extract(_WITH_UNIT.pattern, expand=True).items())
         candidates = number.where(written_unit.str.strip() == unit, candidates)
     if not _mostly_digits(candidates):
         numbers, signs = pd.Series(np.nan, index=candidates.index), {}
@@ -109,75 +135,77 @@ def normalize_column(series: pd.Series, decimal: str = ".") -> tuple[pd.Series, 
         numbers = pd.to_numeric(candidates, errors="coerce") if decimal == "." else candidates.iloc[:0]
         signs = {"thousands": 0, "currency": 0, "percent": 0}
         if len(numbers) != len(candidates) or numbers.isna().any():
-            numbers, signs = _as_numbers(candidates, decimal)
-    if len(candidates) and numbers.notna().mean() >= NUMERIC_SHARE:
+            numbers, signs = _as_numbers(candidates, decimal, weights)
+    if len(candidates) and _share(numbers.notna(), weights) >= NUMERIC_SHARE:
         as_float = pd.Series(pd.array(numbers).to_numpy(dtype="float64", na_value=np.nan), index=numbers.index)
-        result = as_float.reindex(series.index).replace([np.inf, -np.inf], np.nan).rename(name)
+        result = as_float.reindex(values.index).replace([np.inf, -np.inf], np.nan).rename(name)
         placeholders = sorted(set(lower[loose_missing & ~missing].dropna()))
         unreadable = text[candidates.index[numbers.isna()]]
         what = [f"{signs['thousands']} with thousands separators"] if signs["thousands"] else []
         what += [f"{signs['currency']} with a currency sign"] if signs["currency"] else []
         what += [f"{signs['percent']} with a percent sign (read as the number before it)"] if signs["percent"] else []
         if unit is not None:
-            what.append(f"{len(candidates)} followed by the unit {unit!r}")
+            what.append(f"{int(weights[candidates.index].sum())} followed by the unit {unit!r}")
         if what:
             notes.append(f"'{name}': numbers written as text ({', '.join(what)}) read as numbers")
-        code = _sentinel(result)
+        code = _sentinel(result, weights)
         if code is not None:
-            hits = int((result == code).sum())
+            hits = _count(result == code, weights)
             result = result.where(result != code)
             notes.append(f"'{name}': {hits} value(s) of {code:g}, a code for 'not measured' far outside the other "
                          "values, read as missing")
         if placeholders:
-            notes.append(f"'{name}': {int((loose_missing & ~missing).sum())} placeholder value(s) "
+            notes.append(f"'{name}': {_count(loose_missing & ~missing, weights)} placeholder value(s) "
                          f"({', '.join(repr(p) for p in placeholders[:5])}) read as missing")
         if len(unreadable):
             examples = ", ".join(repr(v) for v in unreadable.unique()[:3])
-            notes.append(f"'{name}': {len(unreadable)} value(s) that are not numbers ({examples}) read as missing")
+            notes.append(f"'{name}': {int(weights[unreadable.index].sum())} value(s) that are not numbers ({examples}) "
+                         "read as missing")
         written_as_integers = not candidates.str.contains(r"[.,eE]", regex=True).any()
         if written_as_integers and result.notna().all() and result.abs().max() < 2**53:
             result = result.astype("int64")
         return result, notes
 
-    values = text.where(~missing)
-    merged = _merge_case_variants(values)
+    kept = text.where(~missing)
+    merged = _merge_case_variants(kept, weights)
     if merged is not None:
-        values, note = merged
+        kept, note = merged
         notes.append(f"'{name}': {note}")
-    if changed and values.nunique(dropna=True) <= 50:
+    if changed and kept.nunique(dropna=True) <= 50:
         notes.append(f"'{name}': stray spaces or control characters removed from {changed} value(s)")
-    return _as_default_text(values).rename(name), notes
+    return _as_default_text(kept).rename(name), notes
 
 
 _WITH_UNIT = re.compile(r"^([+-]?[\d.,'\u2019\u00a0\u202f ]*\d)\s*([^\d\s.,+\-%" + _CURRENCY + r"()]\S{0,11}(?: \S{1,11})?)$")
 
 
-def _common_unit(candidates: pd.Series) -> str | None:
+def _common_unit(candidates: pd.Series, weights: pd.Series) -> str | None:
     """The unit written after nearly every number of a column ('3.75 kg', '28 days', '162 kg/m³'), or None."""
     if not len(candidates) or not _mostly_digits(candidates):
         return None
-    parts = candidates.str.extract(_WITH_UNIT, expand=True)
+    parts = candidates.str.extract(_WITH_UNIT.pattern, expand=True)
     units = parts[1].str.strip()
-    counts = units.value_counts()
-    if counts.empty or counts.iloc[0] < NUMERIC_SHARE * len(candidates):
+    counts = weights[units.index].groupby(units.to_numpy(dtype=object, na_value=None), dropna=True).sum()
+    if counts.empty or counts.max() < NUMERIC_SHARE * weights[candidates.index].sum():
         return None
-    unit = str(counts.index[0])
-    spaced = candidates.str.contains(r"\d\s+\S", regex=True).mean() >= 0.5
+    unit = str(counts.idxmax())
+    spaced = _share(candidates.str.contains(r"\d\s+\S", regex=True), weights) >= 0.5
     return unit if (spaced or len(unit) >= 2) and any(ch.isalpha() for ch in unit) else None
 
 
 _SENTINELS = (-9, -99, -999, -9999, -99999, -999999, 999, 9999, 99999, 999999)
 
 
-def _sentinel(values: pd.Series) -> float | None:
+def _sentinel(values: pd.Series, weights: pd.Series) -> float | None:
     """A code written for 'not measured' in a column of numbers: -999 in a column of positive values, 9999 in a column
-    whose other values stay below a fifth of it; repeated, and never most of the column."""
+    whose other values stay below a fifth of it; repeated, and never most of the column (`weights`: rows per value)."""
     present = values.dropna()
-    if len(present) < 20:
+    rows = int(weights[present.index].sum())
+    if rows < 20:
         return None
     for code in _SENTINELS:
         hits = present == code
-        if hits.sum() < 2 or hits.mean() >= 0.5:
+        if _count(hits, weights) < 2 or _count(hits, weights) >= 0.5 * rows:
             continue
         others = present[~hits]
         if (code < 0 and (others >= 0).all()) or (code > 0 and others.abs().max() < code / 5):
@@ -197,7 +225,8 @@ def _mostly_digits(text: pd.Series) -> bool:
     return bool(len(sample)) and sample.str.contains(r"\d", regex=True).mean() >= 0.5
 
 
-def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series) -> tuple[pd.Series, str] | None:
+def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series,
+                weights: pd.Series) -> tuple[pd.Series, str] | None:
     """A yes/no column in several spellings (TRUE, false, Yes, n, 1, 0) as one pair of values; None when it is not
     one, or when it is plain 0/1 numbers (those stay numbers)."""
     present = lower[~missing]
@@ -212,7 +241,7 @@ def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series) -> tuple[
         return None  # already one spelling per side: nothing to change
     truth = present.isin(_TRUE)
     # the family most of the values use names the pair: Yes/No, True/False, Y/N ...
-    family_counts = {pair: int(present.isin(pair).sum()) for pair in BOOLEAN_FAMILIES[:4]}
+    family_counts = {pair: _count(present.isin(pair), weights) for pair in BOOLEAN_FAMILIES[:4]}
     pair = max(family_counts, key=family_counts.get)
     yes, no = (p.capitalize() if len(p) > 1 else p.upper() for p in pair)
     result = pd.Series(None, index=text.index, dtype=object)
@@ -222,10 +251,12 @@ def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series) -> tuple[
     return _as_default_text(result), f"'{text.name}': yes/no values in {len(spellings)} spellings ({shown}) read as {yes}/{no}"
 
 
-def _merge_case_variants(values: pd.Series) -> tuple[pd.Series, str] | None:
-    """Labels that differ only in case ('yes', 'Yes') merged into their most frequent spelling; only in columns of
-    few distinct values, where they are categories and not free text."""
-    counts = values.value_counts(dropna=True)
+def _merge_case_variants(values: pd.Series, weights: pd.Series) -> tuple[pd.Series, str] | None:
+    """Labels that differ only in case ('yes', 'Yes') merged into their most frequent spelling (`weights`: rows per
+    value); only in columns of few distinct values, where they are categories and not free text."""
+    present = values.dropna()
+    counts = weights[present.index].groupby(present.to_numpy(dtype=object)).sum().sort_values(ascending=False,
+                                                                                          kind="stable")
     if len(counts) > 50 or len(counts) < 2:
         return None
     groups: dict[str, list[str]] = {}

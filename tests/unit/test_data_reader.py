@@ -247,8 +247,12 @@ def test_a_target_in_other_units_is_left_out(diamonds):
     assert set(report.left_out) == {"price_eur", "price_thousands"}
 
 
-def test_a_column_derived_from_the_target_with_another_is_left_out(diamonds):
-    frame = diamonds.assign(price_per_carat=(diamonds.price / diamonds.carat).round(2))
+@pytest.mark.parametrize("copies", [1, 3], ids=["54k-rows", "162k-rows"])  # large tables are screened on a sample
+def test_a_column_derived_from_the_target_with_another_is_left_out(diamonds, copies):
+    diamonds = pd.concat([diamonds] * copies, ignore_index=True)
+    frame = diamonds.assign(price_per_carat=(diamonds.price / diamonds.carat).round(2), price_eur=diamonds.price * 0.92)
+    assert "price_eur" in sanity.leaking_columns(frame, "price", classification=False)
+    frame = frame.drop(columns="price_eur")
     leaks = sanity.leaking_columns(frame, "price", classification=False)
     assert list(leaks) == ["price_per_carat"] and "'carat'" in leaks["price_per_carat"]
     assert sanity.leaking_columns(diamonds, "price", classification=False) == {}
