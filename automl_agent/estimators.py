@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 CLASSIFICATION_TASKS = {"tabular_classification", "text_classification"}
@@ -83,3 +85,40 @@ def make_estimator(key: str, params: dict, *, task: str, seed: int = 0, n_jobs: 
         from sklearn.compose import TransformedTargetRegressor
         est = TransformedTargetRegressor(regressor=est, func=np.log1p, inverse_func=np.expm1)
     return est
+
+
+ROUNDS_PARAM = {"lightgbm": "n_estimators", "catboost": "iterations"}  # models a deadline can stop between rounds
+
+
+class TrainingDeadline:
+    """Stops a boosting model's training once its time is up, keeping the rounds already built: a trial or a refit
+    takes the seconds it was given whatever its number of rounds and the table's size. `rounds`: the fewest rounds
+    a fit under this deadline was stopped at (None: none was stopped)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.until = time.monotonic() + seconds
+        self.rounds: int | None = None
+
+    def _stop(self, rounds: int) -> None:
+        self.rounds = rounds if self.rounds is None else min(self.rounds, rounds)
+
+    def __call__(self, env) -> None:  # LightGBM calls it after each round
+        if time.monotonic() > self.until:
+            import lightgbm as lgb
+            self._stop(env.iteration + 1)
+            raise lgb.callback.EarlyStopException(env.iteration, env.evaluation_result_list or [])
+
+    def after_iteration(self, info) -> bool:  # CatBoost calls it after each round; False stops
+        if time.monotonic() > self.until:
+            self._stop(info.iteration)
+            return False
+        return True
+
+
+def deadline_fit_params(key: str, step: str, deadline: TrainingDeadline | None) -> dict:
+    """Fit parameters of a pipeline whose step `step` is the model `key` that stop it at `deadline` (empty for a
+    model that cannot be stopped between rounds)."""
+    if deadline is None or key not in ROUNDS_PARAM:
+        return {}
+    return {f"{step}__callbacks": [deadline]}

@@ -47,6 +47,7 @@ def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float
         "test_size": 0.2,
         "cv_folds": 3,
         "holdout_above_rows": 20000,
+        "budget_s": round(budget_s, 1),  # a refit still going when it is spent stops
         "hpo_budget_s": round(max(5.0, budget_s * 0.7), 1),
         "refit_budget_s": round(max(5.0, budget_s * 0.5), 1),  # the blend's refit after the search
         "max_trials": 200,

@@ -462,9 +462,13 @@ def _search_notes(results: dict) -> list[str]:
     notes = []
     stopped = [f"{n} {what}" for n, what in ((results.get("n_pruned"), "stopped early by successive halving"),
                                               (results.get("n_skipped"), "sampled points not tried: they would "
-                                                                          "have run past the budget")) if n]
+                                                                          "have run past the budget"),
+                                              (results.get("n_stopped"), "boosting stopped at the trial's time "
+                                                                          "limit (scored with the rounds built)")) if n]
     if stopped:
         notes.append(f"{results.get('n_trials', 0)} trials finished; " + "; ".join(stopped))
+    if results.get("refit_stopped"):
+        notes.append(results["refit_stopped"])
     if (results.get("representation") or {}).get("reason"):
         notes.append("representation: " + results["representation"]["reason"])
     blend = results.get("ensemble")

@@ -26,10 +26,11 @@ from sklearn.pipeline import Pipeline
 from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
                                      regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent import ensembling
-from automl_agent.estimators import CLASSIFICATION_TASKS, SCALED_MODELS, make_estimator, prefers_log_target
+from automl_agent.estimators import (CLASSIFICATION_TASKS, ROUNDS_PARAM, SCALED_MODELS, TrainingDeadline,
+                                     deadline_fit_params, make_estimator, prefers_log_target)
 from automl_agent.clustering import choose_representation, k_params
 from automl_agent.runtime import ClusterSpace, FrameEncoder, forget_embeddings
-from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
+from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -41,6 +42,7 @@ SEED = CONFIG.get("seed", 0)
 N_JOBS = CONFIG.get("n_jobs") or os.cpu_count() or 1
 CLASSIFICATION = TASK in CLASSIFICATION_TASKS
 TEXT = list(CONFIG.get("text") or [])  # free-text columns (text classification)
+SCRIPT_STARTED = time.perf_counter()
 
 
 # ---------------------------------------------------------------- data
@@ -152,9 +154,9 @@ def holdout_split(splits) -> bool:
     return len(splits) == 1 and not TEXT
 
 
-def fit_and_predict(key: str, params: dict, X_fit, y_fit, X_val, pos_label):
+def fit_and_predict(key: str, params: dict, X_fit, y_fit, X_val, pos_label, deadline=None):
     pipe = make_pipeline(key, params)
-    pipe.fit(X_fit, y_fit)
+    pipe.fit(X_fit, y_fit, **deadline_fit_params(key, "model", deadline))
     if not CLASSIFICATION:
         return pipe.predict(X_val), None
     proba = pipe.predict_proba(X_val) if hasattr(pipe, "predict_proba") else None
@@ -189,13 +191,14 @@ def score_predictions(truth, pred, proba, classes, pos_label, tune_threshold: bo
     return scores.get(metric, scores.get("accuracy", scores.get("rmse"))), threshold
 
 
-def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tune_threshold: bool, prunable: bool):
+def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tune_threshold: bool, prunable: bool,
+                     deadline=None):
     """The trial's validation score, its tuned threshold, and its out-of-fold predictions (probabilities for
-    classes) for ensemble selection."""
+    classes) for ensemble selection. A boosting model's fits stop at `deadline`."""
     if holdout_split(splits):
         train_idx, val_idx = splits[0]
         third = train_idx[: max(200, len(train_idx) // 3)]
-        pred, probs = fit_and_predict(key, params, X.iloc[third], y.iloc[third], X.iloc[val_idx], pos_label)
+        pred, probs = fit_and_predict(key, params, X.iloc[third], y.iloc[third], X.iloc[val_idx], pos_label, deadline)
         early, _ = score_predictions(y.iloc[val_idx], pred, *(probs or (None, None)), pos_label, tune_threshold)
         trial.report(early, step=1)
         if prunable and trial.should_prune():
@@ -203,7 +206,8 @@ def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tun
     oof_pred, oof_proba, truth = [], [], []
     classes = list(np.unique(y)) if CLASSIFICATION else None  # as the fitted models order them
     for train_idx, val_idx in splits:
-        pred, probs = fit_and_predict(key, params, X.iloc[train_idx], y.iloc[train_idx], X.iloc[val_idx], pos_label)
+        pred, probs = fit_and_predict(key, params, X.iloc[train_idx], y.iloc[train_idx], X.iloc[val_idx], pos_label,
+                                      deadline)
         truth.append(y.iloc[val_idx])
         oof_pred.append(pred)
         if probs is not None and probs[0] is not None:
@@ -274,8 +278,15 @@ def run_search(X_train, y_train, pos_label):
             score = clustering_metrics(pipe[:-1].transform(sample), labels)["silhouette"]
             threshold = None
         else:
+            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built
+            deadline = TrainingDeadline(trial_time_limit(CONFIG["hpo_budget_s"], started))
             score, threshold, kept, classes = supervised_score(trial, key, params, X_train, y_train, splits, pos_label,
-                                                               tune_threshold, prunable=trial.number >= n_known)
+                                                               tune_threshold, prunable=trial.number >= n_known,
+                                                               deadline=deadline)
+            if deadline.rounds is not None:
+                params[ROUNDS_PARAM[key]] = deadline.rounds
+                trial.set_user_attr("params", params)
+                trial.set_user_attr("stopped", f"stopped at {deadline.rounds} rounds after {deadline.seconds:.0f} s")
             if kept is not None:
                 OOF[trial.number] = kept
                 trial.set_user_attr("classes", classes)
@@ -358,6 +369,10 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, me
     else:
         pipe = make_pipeline(key, params)
     started = time.perf_counter()
+    # the refit of one boosting model stops where the run's budget ends (never before 5 s): the model then has the
+    # rounds it built, and results.json says so
+    deadline = TrainingDeadline(max(5.0, CONFIG.get("budget_s", float("inf")) - (started - SCRIPT_STARTED))) \
+        if not members and threshold is None and TASK != "tabular_clustering" else None
     if threshold is not None:
         from sklearn.model_selection import FixedThresholdClassifier
         model = FixedThresholdClassifier(pipe, threshold=threshold, pos_label=pos_label, response_method="predict_proba")
@@ -365,7 +380,10 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, me
     elif TASK == "tabular_clustering":
         model = pipe.fit(X_train)
     else:
-        model = pipe.fit(X_train, y_train)
+        model = pipe.fit(X_train, y_train, **deadline_fit_params(key, "model", deadline))
+    if deadline is not None and deadline.rounds is not None:
+        SPLIT_NOTES["refit_stopped"] = (f"the refit on all training rows stopped at {deadline.rounds} of "
+                                        f"{params.get(ROUNDS_PARAM[key])} rounds, where the budget ended")
     return model, time.perf_counter() - started
 
 
@@ -465,6 +483,7 @@ def main() -> int:
         "n_trials": len(completed),
         "n_pruned": sum(t.state == optuna.trial.TrialState.PRUNED and not skipped(t) for t in study.trials),
         "n_skipped": sum(skipped(t) for t in study.trials),
+        "n_stopped": sum(bool(t.user_attrs.get("stopped")) for t in study.trials),
         "trials_per_s": round(sum(not skipped(t) for t in study.trials) / max(hpo_seconds, 1e-9), 3), "hpo_seconds": round(hpo_seconds, 2), "training_time_s": round(train_seconds, 3),
         "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": count_parameters(model),
