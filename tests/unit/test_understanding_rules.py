@@ -75,3 +75,20 @@ def test_held_labels_for_clustering_are_taken_only_when_asked_for():
 ])
 def test_errands_and_lookups_are_told_apart_from_predictions(instruction, refused):
     assert asks_for_something_else(instruction) is refused
+
+
+def test_a_column_said_not_to_be_used_is_not_the_target_a_tie_asks_about(tmp_path):
+    from automl_agent.agents.brains.offline import understood_target
+    from automl_agent.data.inputs import read_input
+
+    rows = [f"{i % 17 - 5},{i % 13 - 4},{600 + i % 300},{700 + i % 290},{('UA', 'AA', 'DL')[i % 3]}" for i in range(120)]
+    path = tmp_path / "flights.csv"
+    path.write_text("dep_delay,arr_delay,dep_time,arr_time,carrier\n" + "\n".join(rows))
+    _, profile = read_input(str(path))
+    tie = "predict the arrival delay before the flight departs"
+    assert understood_target(tie, profile).ask  # both delays fit the words
+    decided = understood_target(tie + "; do not use dep_time, dep_delay or arr_time (known only after departure)",
+                                profile)
+    assert decided.column == "arr_delay" and "'dep_delay'" in decided.reason
+    # an exclusion that leaves the tie as it was changes nothing
+    assert understood_target(tie + "; do not use the carrier", profile).ask

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from .. import knowledge_base as kb
 from .. import metrics
 from ..understanding import NAMED, TargetDecision, decide_target, held_labels, judge_request, sentence_encoder
+from ..understanding.exclusions import without_excluded
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
@@ -310,7 +311,8 @@ def understood_target(instruction: str, profile: DataProfile, flag: str | None =
     if key not in _DECISIONS:
         if len(_DECISIONS) > 256:
             _DECISIONS.clear()
-        _DECISIONS[key] = decide_target(instruction, profile, flag, semantic=sentence_encoder())
+        _DECISIONS[key] = without_excluded(decide_target(instruction, profile, flag, semantic=sentence_encoder()),
+                                           instruction, profile)
     return _DECISIONS[key]
 
 

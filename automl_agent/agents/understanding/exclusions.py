@@ -1,0 +1,26 @@
+"""The target decision in the light of what the instruction says not to use: a column said not to be used is not
+what the instruction asks to predict."""
+
+from __future__ import annotations
+
+from ..contracts import DataProfile
+from .features import negated_inputs
+from .target import TargetDecision
+
+
+def without_excluded(decision: TargetDecision, instruction: str, profile: DataProfile) -> TargetDecision:
+    """'Predict the arrival delay ...; do not use dep_time, dep_delay, arr_time': a tie between arr_delay and
+    dep_delay is decided by the exclusion. Only a tie is decided this way (the words fit both equally); a single
+    column said not to be used stays out of the candidates asked about."""
+    if not decision.ask or len(decision.candidates) < 2:
+        return decision
+    said_not = {name for name, _ in negated_inputs(instruction, profile, None).columns}
+    left = [c for c in decision.candidates if c not in said_not]
+    if not said_not or len(left) == len(decision.candidates) or not left:
+        return decision
+    dropped = ", ".join(repr(c) for c in decision.candidates if c in said_not)
+    if len(left) == 1 and decision.how == "tie":
+        return TargetDecision(column=left[0], confidence="medium", how="tie", scores=decision.scores,
+                              reason=f"the words fit {' and '.join(decision.candidates)} equally, and the "
+                                     f"instruction says not to use {dropped}")
+    return decision.model_copy(update={"candidates": left})
