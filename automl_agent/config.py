@@ -189,11 +189,11 @@ PATTERNS: dict[str, str] = {
 }
 
 
-def pattern_values(pattern: str, environ: Optional[dict[str, str]] = None) -> dict[str, str]:
+def pattern_values(pattern: str, environ: Optional[typing.Mapping[str, str]] = None) -> dict[str, str]:
     """{suffix: value} of the variables a pattern names that are set and not empty (the suffix as written)."""
-    environ = os.environ if environ is None else environ
+    variables = os.environ if environ is None else environ
     prefix = pattern.split("<", 1)[0]
-    return {name[len(prefix):]: value for name, value in sorted(environ.items())
+    return {name[len(prefix):]: value for name, value in sorted(variables.items())
             if name.startswith(prefix) and len(name) > len(prefix) and value}
 
 
@@ -358,7 +358,7 @@ def settings_table() -> str:
         default = info.default.get_secret_value() if isinstance(info.default, SecretStr) else info.default
         shown = "unset" if default is None else "empty" if default == "" else f"`{_plain(default)}`"
         lines.append(f"| `{env_name(field)}` | {_type_name(info.annotation)} | {shown} | "
-                     f"{info.description.replace('|', '&#124;')} |")
+                     f"{(info.description or '').replace('|', '&#124;')} |")
     for pattern, description in PATTERNS.items():
         lines.append(f"| `{pattern}` | text | unset | {description.replace('|', '&#124;')} |")
     return "\n".join(lines)

@@ -191,7 +191,10 @@ def _supervise(port: int, idle_minutes: float) -> int:
     """Run uvicorn with Prefect's app; stop it when the workspace has been idle too long or on SIGTERM."""
     import importlib.util
 
-    prefect_dir = Path(importlib.util.find_spec("prefect").origin).parent  # without importing prefect (2 s)
+    spec = importlib.util.find_spec("prefect")  # found without importing prefect (2 s)
+    if spec is None or spec.origin is None:
+        raise RuntimeError("prefect is not installed in this environment")
+    prefect_dir = Path(spec.origin).parent
     server = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect_dir.parent), "--factory",
          "prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(port),

@@ -189,13 +189,14 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
     components += [database] if database else []
     mlflow_component = _start_mlflow(mlflow_port)
     components.append(mlflow_component)
-    info = StackInfo(prefect_api_url=server.api_url, prefect_ui_url=server.url, mlflow_url=mlflow_component.url,
+    mlflow_url = mlflow_component.url or ""  # the MLflow component always has its URL
+    info = StackInfo(prefect_api_url=server.api_url, prefect_ui_url=server.url, mlflow_url=mlflow_url,
                      workspace=str(workspace), components=components)
     _info_path().write_text(info.model_dump_json(indent=2))
     _wait(lambda: prefect_server.is_healthy(server), "the Prefect server", components[0])
-    _wait(lambda: _healthy(f"{mlflow_component.url}/health"), "the MLflow server", mlflow_component)
+    _wait(lambda: _healthy(f"{mlflow_url}/health"), "the MLflow server", mlflow_component)
     _ensure_pools(server.api_url, pools)
-    env = worker_env(server.api_url, mlflow_component.url, workspace)
+    env = worker_env(server.api_url, mlflow_url, workspace)
     for pool in pools:
         info.components.append(_start_worker(pool, env))
         _info_path().write_text(info.model_dump_json(indent=2))

@@ -148,7 +148,7 @@ class Tracker:
         import mlflow.data
         from mlflow.entities import DatasetInput, InputTag
 
-        dataset = mlflow.data.from_pandas(frame, source=path, name=name)
+        dataset = mlflow.data.from_pandas(frame, source=path, name=name)  # type: ignore[attr-defined]  # lazily exported
         self.client.log_inputs(run_id, datasets=[DatasetInput(
             dataset._to_mlflow_entity(), tags=[InputTag("mlflow.data.context", "training")])])
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import http.server
-import io
 import json
 import math
 import os

@@ -19,7 +19,6 @@ import re
 import sqlite3
 import uuid
 import zipfile
-from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape as xml_escape
 

@@ -242,7 +242,7 @@ def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series,
     truth = present.isin(_TRUE)
     # the family most of the values use names the pair: Yes/No, True/False, Y/N ...
     family_counts = {pair: _count(present.isin(pair), weights) for pair in BOOLEAN_FAMILIES[:4]}
-    pair = max(family_counts, key=family_counts.get)
+    pair = max(family_counts, key=lambda p: family_counts[p])
     yes, no = (p.capitalize() if len(p) > 1 else p.upper() for p in pair)
     result = pd.Series(None, index=text.index, dtype=object)
     result[present.index[truth.to_numpy()]] = yes

@@ -209,7 +209,7 @@ def _wait_state(api: str, flow_run_id: str, states: set[str], timeout: float) ->
 
 
 def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_with_the_answer(stack, deployed, small_churn):
-    env, api, tracking = stack["env"], stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    api, tracking = stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
     deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
     parameters = {"instruction": "Predict the charges.", "data": str(small_churn), "budget": 6, "plans": 1,
                   "model_name": "asked-charges"}
@@ -242,7 +242,7 @@ def test_a_drift_watch_on_shifted_traffic_retrains_through_the_champion_gate(sta
 
     from automl_agent.monitoring.served_log import ServedLog
 
-    env, api, tracking = stack["env"], stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    api, tracking = stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
     client = MlflowClient(tracking)
     champion = client.get_model_version_by_alias("team-churn", "champion")
     versions_before = {v.version for v in client.search_model_versions("name='team-churn'")}
