@@ -22,6 +22,8 @@ def described(text):
     ("accuracy is not what we care about; use F1", []),
     ("accuracy not less than 0.8", ["accuracy >= 0.8"]),
     ("Cluster the wines", []),
+    ("F1 of at least zero point six, under three milliseconds per prediction", ["f1 >= 0.6", "latency_ms < 3"]),
+    ("an R2 of zero point eight five or better", ["r2 >= 0.85"]),
 ])
 def test_parses_numbers_users_write(text, expected):
     assert described(text) == expected

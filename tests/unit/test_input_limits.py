@@ -193,6 +193,8 @@ NEGATED = [
     ("diamonds", "price", "Estimate price, and also the depth we do not want in the model", ["depth"]),
     ("penguins", "species", "classify species, nor island nor sex should be used", ["island", "sex"]),
     ("diamonds", "price", "Price model. Never feed it the table column, it is noise.", ["table"]),
+    ("churn", "churn", "Churn classifier, under 3 ms a call. Tenure stays out, obviously.", ["tenure"]),
+    ("diamonds", "price", "estimate the price; keep depth and table out of it", ["depth", "table"]),
 ]
 NOT_NEGATED = [
     ("diamonds", "price", "predict price, it doesn't need to be perfect"),

@@ -41,10 +41,11 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 # for the negation net, the row unit, numbers and windows: 10/24 and 19/43; holdout12 (4/20) was written after the
 # last change and has not been used: its floor is its first contact
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.5,
-                        "holdout9": 0.57, "holdout10": 0.4, "holdout11": 0.42, "holdout12": 0.2}
+                        "holdout9": 0.57, "holdout10": 0.4, "holdout11": 0.42, "holdout12": 0.25, "holdout13": 0.2}
 # runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
 # never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
-SILENT_WRONG_CEILINGS = {"holdout7": 4, "holdout8": 6, "holdout9": 2, "holdout10": 5, "holdout11": 2, "holdout12": 5}
+SILENT_WRONG_CEILINGS = {"holdout7": 4, "holdout8": 5, "holdout9": 2, "holdout10": 5, "holdout11": 2, "holdout12": 5,
+                         "holdout13": 4}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))

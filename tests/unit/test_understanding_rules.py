@@ -92,3 +92,20 @@ def test_a_column_said_not_to_be_used_is_not_the_target_a_tie_asks_about(tmp_pat
     assert decided.column == "arr_delay" and "'dep_delay'" in decided.reason
     # an exclusion that leaves the tie as it was changes nothing
     assert understood_target(tie + "; do not use the carrier", profile).ask
+    # the one column the words fit, said to stay out: a contradiction is asked about
+    contradiction = understood_target("Predict the departure delay. dep_delay stays out, obviously.", profile)
+    assert contradiction.ask and "dep_delay" not in contradiction.candidates
+
+
+def test_when_every_column_named_is_an_input_the_target_is_asked_for_among_the_others(tmp_path):
+    from automl_agent.data.inputs import read_input
+
+    rows = [f"{20 + i % 50},{('M', 'F')[i % 2]},{2000 + i % 20},{('full', 'part')[i % 3 % 2]},{15000 + 37 * i % 9000}"
+            for i in range(150)]
+    path = tmp_path / "survey.csv"
+    path.write_text("age,gender,year,wrkstat,realrinc\n" + "\n".join(rows))
+    _, profile = read_input(str(path))
+    decision = decide_target("predict how much a respondent earns per year (inflation-adjusted) from their age, "
+                             "gender, the survey year and their work status", profile)
+    assert decision.column in (None, "realrinc")  # never 'year', 'age' or 'wrkstat', all named as inputs
+    assert decision.column == "realrinc" or (decision.ask and "year" not in decision.candidates)

@@ -10,11 +10,20 @@ from .target import TargetDecision
 
 def without_excluded(decision: TargetDecision, instruction: str, profile: DataProfile) -> TargetDecision:
     """'Predict the arrival delay ...; do not use dep_time, dep_delay, arr_time': a tie between arr_delay and
-    dep_delay is decided by the exclusion. Only a tie is decided this way (the words fit both equally); a single
-    column said not to be used stays out of the candidates asked about."""
-    if not decision.ask or len(decision.candidates) < 2:
+    dep_delay is decided by the exclusion; a single column chosen that the instruction says not to use is asked
+    about, with the others as candidates."""
+    if decision.how == "flag" or (decision.ask and len(decision.candidates) < 2):
         return decision
     said_not = {name for name, _ in negated_inputs(instruction, profile, None).columns}
+    if not decision.ask:
+        if decision.column not in said_not:
+            return decision
+        # 'Fatality classifier ... injSeverity stays out': the words fit a column the instruction leaves out
+        others = [c for c in profile.target_candidates if c not in said_not][:3]
+        return TargetDecision(column=None, confidence="low", how="excluded", ask=True, candidates=others,
+                              scores=decision.scores,
+                              reason=f"the column the words fit best, {decision.column!r}, is one the instruction says "
+                                     "not to use")
     left = [c for c in decision.candidates if c not in said_not]
     if not said_not or len(left) == len(decision.candidates) or not left:
         return decision

@@ -373,7 +373,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
 
 # a word that turns what follows (or, said last, what came before) into something not to use
 _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|don'?t|doesn'?t|leave\s+out|leaving\s+out|"
-             r"left\s+out|drop|ignore|omit|skip|remove)\b")
+             r"left\s+out|(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|drop|ignore|omit|skip|remove)\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
 _NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
@@ -384,6 +384,7 @@ _NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigge
 # what says the clause is about the inputs: a verb of using, or the cue itself when it can mean nothing else
 _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|need|feed|put|inputs?|features?|columns?|"
               r"variables?|predictors?|without|except|excluding|exclude|leave\s+out|leaving\s+out|left\s+out|drop|"
+              r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|"
               r"ignore|omit|skip|remove|nor|neither)\b")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
@@ -399,7 +400,8 @@ class NegatedInputs(BaseModel):
 # the verbs and fillers around a negated list, dropped before its items are read
 _NEGATED_NOISE = (r"\b(?:the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
                   r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
-                  r"columns?|variables?|predictors?|at all|either|too|here|model|for)\b")
+                  r"columns?|variables?|predictors?|at all|either|too|here|model|for|of it|obviously|of course|clearly|"
+                  r"naturally|surely|thanks?|thank you|pls|plz)\b")
 _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|interesting|important|useful|relevant|"
               r"rows?|records?|cases?|observations?|entries|labels?|thanks?|perfect|supervis\w*|help|care|leak\w*|"
               r"overfit\w*|cheat\w*|bias\w*|data|table|file)\b|^to\b|^\W*\w{0,2}\W*$")

@@ -240,7 +240,9 @@ def _list_start(text: str, start: int, end: int) -> int:
 def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     target = _spans(text, rf"{TARGET_VERBS}|whether", 8, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
     features = []
-    for a, b in _spans(text, FEATURE_MARKERS, 12, stops=rf"[.;?!]|{CLAUSE_BREAK}"):
+    # a list of inputs runs to its sentence's end or the next clause, however many it names (seven inputs with their
+    # articles and possessives are 20 words)
+    for a, b in _spans(text, FEATURE_MARKERS, 40, stops=rf"[.;?!]|{CLAUSE_BREAK}"):
         if re.match(r"\s+(?:a|an|the|our|your)\s+(?:model|algorithm|machine|system|ai|computer|tool)\b", text[a:]):
             continue  # 'a second opinion from a model' names no inputs
         if re.search(r"\b(?:is|are|was|were|comes?|came|originat\w*)\s+from$", text[:a]):
@@ -600,6 +602,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             continue
         for e in kept:
             e.role = _role(e, roles, text)
+        if any(e.role == "feature" and e.how != "values" for e in kept) and not any(e.role == "target" for e in kept):
+            # 'from their age, ..., the survey year': a column given as an input, mentioned again elsewhere in words
+            # that say nothing of its role ('earns per year'), is still an input
+            for e in kept:
+                e.role = "feature"
         if kept:
             found.append(_ranked(kept)[0])
     scores = {e.column: round(e.weighted, 3) for e in _ranked(found)}
@@ -607,7 +614,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     inputs = {e.column for e in found if e.role == "feature"}
     if any(e.role != "feature" and e.weighted >= 0.2 for e in found):
         found = [e for e in found if e.role != "feature"]
-    ranked = _ranked(found)
+    # 'from their age, ..., the survey year and their work status': when every column named is an input, what to
+    # predict is among the others (by meaning, or asked), never one of the inputs
+    only_inputs = len(found) > 1 and all(e.role == "feature" for e in found) and not any(
+        _forecasts_its_own_history(text, profile.column(e.column)) for e in found)  # a forecast's history is its target
+    ranked = [] if only_inputs else _ranked(found)
     if ranked and ranked[0].weighted >= 0.2:
         # what the target clause says wins over comparable mentions elsewhere in the text
         said = [e for e in ranked if e.role == "target" and e.weighted >= ranked[0].weighted * 0.75]

@@ -121,9 +121,21 @@ def tokens(text: str) -> list[Token]:
     return out
 
 
+_DIGIT_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_SPOKEN_DECIMALS = re.compile(rf"\bpoint((?:[\s-]+(?:{'|'.join(_DIGIT_NAMES)})\b)+)", re.IGNORECASE)
+_DECIMAL_POINT = re.compile(r"\b(\d+)\s+point\s+(\d+)\b", re.IGNORECASE)
+
+
 def numbers_to_digits(text: str) -> str:
-    """Replace runs of number words with digits: 'ninety five' -> '95', 'two hundred' -> '200', 'a million' stays
-    (handled where units are read)."""
+    """Replace runs of number words with digits: 'ninety five' -> '95', 'two hundred' -> '200', 'zero point six'
+    -> '0.6', 'twenty one point two five' -> '21.25'; 'a million' stays (handled where units are read)."""
+    # the digits after 'point' are read one by one ('point eight five' is .85, not .13)
+    text = _SPOKEN_DECIMALS.sub(lambda m: "point " + "".join(
+        str(_DIGIT_NAMES.index(w.lower())) for w in re.split(r"[\s-]+", m.group(1).strip())), text)
+    return _DECIMAL_POINT.sub(r"\1.\2", _number_runs(text))
+
+
+def _number_runs(text: str) -> str:
     words = re.split(r"(\s+|-)", text)
     out: list[str] = []
     run: list[str] = []
