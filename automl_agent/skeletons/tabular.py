@@ -278,12 +278,14 @@ def run_search(X_train, y_train, pos_label):
             score = clustering_metrics(pipe[:-1].transform(sample), labels)["silhouette"]
             threshold = None
         else:
-            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built
-            deadline = TrainingDeadline(trial_time_limit(CONFIG["hpo_budget_s"], started))
+            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built; the
+            # first to finish runs its full rounds, so that a machine slower than expected still delivers a real model
+            finished = trial.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            deadline = TrainingDeadline(trial_time_limit(CONFIG["hpo_budget_s"], started)) if finished else None
             score, threshold, kept, classes = supervised_score(trial, key, params, X_train, y_train, splits, pos_label,
                                                                tune_threshold, prunable=trial.number >= n_known,
                                                                deadline=deadline)
-            if deadline.rounds is not None:
+            if deadline is not None and deadline.rounds is not None:
                 params[ROUNDS_PARAM[key]] = deadline.rounds
                 trial.set_user_attr("params", params)
                 trial.set_user_attr("stopped", f"stopped at {deadline.rounds} rounds after {deadline.seconds:.0f} s")
@@ -357,7 +359,7 @@ def fixed_params(key: str, params: dict) -> dict:
 
 
 # ---------------------------------------------------------------- final model, profile, outputs
-def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, members=None):
+def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, members=None, expected_s: float = 0.0):
     """The chosen model refitted on all training rows; `members` ((key, params, weight), ...) makes it a weighted
     blend (scikit-learn's Voting estimators, soft voting for classes)."""
     if members:
@@ -369,9 +371,11 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, me
     else:
         pipe = make_pipeline(key, params)
     started = time.perf_counter()
-    # the refit of one boosting model stops where the run's budget ends (never before 5 s): the model then has the
-    # rounds it built, and results.json says so
-    deadline = TrainingDeadline(max(5.0, CONFIG.get("budget_s", float("inf")) - (started - SCRIPT_STARTED))) \
+    # the refit of one boosting model stops where the run's budget ends: the model then has the rounds it built, and
+    # results.json says so; never before 5 s nor before three times what its trial says it takes (`expected_s`), so
+    # that a busy machine slows the refit down without cutting it to a few rounds
+    left = CONFIG.get("budget_s", float("inf")) - (started - SCRIPT_STARTED)
+    deadline = TrainingDeadline(max(5.0, 3 * expected_s, left)) \
         if not members and threshold is None and TASK != "tabular_clustering" else None
     if threshold is not None:
         from sklearn.model_selection import FixedThresholdClassifier
@@ -449,7 +453,8 @@ def main() -> int:
         print(f"blending skipped: {type(exc).__name__}: {exc}", flush=True)
         ensemble = None
     if model is None:
-        model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train)
+        model, train_seconds = fit_final(key, params, threshold, pos_label, X_train, y_train,
+                                         expected_s=refit_seconds(best, splits) if splits else 0.0)
 
     if CLASSIFICATION:
         pred = model.predict(X_test)
