@@ -278,14 +278,16 @@ def run_search(X_train, y_train, pos_label):
             score = clustering_metrics(pipe[:-1].transform(sample), labels)["silhouette"]
             threshold = None
         else:
-            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built; the
-            # first to finish runs its full rounds, so that a machine slower than expected still delivers a real model
+            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built; until
+            # one has finished, a trial may take twice the whole budget, so that a machine slower than expected still
+            # delivers a real model, and a stalled one still ends in time
             finished = trial.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-            deadline = TrainingDeadline(trial_time_limit(CONFIG["hpo_budget_s"], started)) if finished else None
+            limit = trial_time_limit(CONFIG["hpo_budget_s"], started)
+            deadline = TrainingDeadline(limit if finished else max(limit, 2 * CONFIG.get("budget_s", 60) + 10))
             score, threshold, kept, classes = supervised_score(trial, key, params, X_train, y_train, splits, pos_label,
                                                                tune_threshold, prunable=trial.number >= n_known,
                                                                deadline=deadline)
-            if deadline is not None and deadline.rounds is not None:
+            if deadline.rounds is not None:
                 params[ROUNDS_PARAM[key]] = deadline.rounds
                 trial.set_user_attr("params", params)
                 trial.set_user_attr("stopped", f"stopped at {deadline.rounds} rounds after {deadline.seconds:.0f} s")
@@ -372,10 +374,10 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, me
         pipe = make_pipeline(key, params)
     started = time.perf_counter()
     # the refit of one boosting model stops where the run's budget ends: the model then has the rounds it built, and
-    # results.json says so; never before 5 s nor before three times what its trial says it takes (`expected_s`), so
-    # that a busy machine slows the refit down without cutting it to a few rounds
+    # results.json says so; never before 5 s nor before three times what its trial says it takes (`expected_s`, at most
+    # the budget), so that a busy machine slows the refit down without cutting it to a few rounds
     left = CONFIG.get("budget_s", float("inf")) - (started - SCRIPT_STARTED)
-    deadline = TrainingDeadline(max(5.0, 3 * expected_s, left)) \
+    deadline = TrainingDeadline(max(5.0, min(3 * expected_s, CONFIG.get("budget_s", 60)), left)) \
         if not members and threshold is None and TASK != "tabular_clustering" else None
     if threshold is not None:
         from sklearn.model_selection import FixedThresholdClassifier
