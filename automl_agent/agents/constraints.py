@@ -302,7 +302,9 @@ def mentioned_metric(instruction: str, task: TaskType) -> str | None:
     return best[1] if best else None
 
 
-_COUNTED = r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?)"
+# units that count the data's own steps, whatever their length: '120 sessions' of a trading series, '48 ticks'
+_COUNTED = (r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?|sessions?|bars?|"
+            r"ticks?|intervals?|samples?|measurements?|records?|entries|entry|time points?|data points?|candles?)")
 _SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
             "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "half-year": 15778476, "year": 31556952,
             "decade": 315569520}

@@ -98,7 +98,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         column = profile.column(dataset.target) if dataset.target else None
         if column is not None and (decision.how not in NAMED or not classifiable(column)):
             dataset.target = None  # held labels score the clusters only when the instruction names labels
-        dataset.target = dataset.target or held_labels(instruction, profile)
+        dataset.target = held_labels(instruction, profile) or dataset.target
     elif dataset.target is None:
         unusable = named_but_unusable(instruction, profile)
         if unusable:

@@ -125,8 +125,9 @@ class OfflineRules:
         decision = understood_target(instruction, profile)
         target = decision.column or (profile.target_candidates[0] if profile.target_candidates else None)
         task = infer_task(instruction, profile, target)
-        if task == TaskType.tabular_clustering and decision.how not in NAMED:
-            target = held_labels(instruction, profile)  # labels score clusters only when the instruction asks for it
+        if task == TaskType.tabular_clustering:  # labels score clusters only when the instruction asks for it, and the
+            # column it scores against ('NMI against genus') wins over a word that merely names a column ('rodents')
+            target = held_labels(instruction, profile) or (target if decision.how in NAMED else None)
         metric = mentioned_metric(instruction, task) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)

@@ -35,6 +35,9 @@ _RESTRICT_OPENERS = (
     r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
+    # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
+    rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
+    rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{_LEAD_IN}",
 )
 # a list of inputs then 'only' or 'and nothing else': 'with carat and cut only', 'use age and income, nothing else'
 # 'amount and hour of day are the only features we trust': the list opens the sentence
@@ -63,27 +66,35 @@ _EXCLUDE_OPENERS = (
     rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{_LEAD_IN}",
 )
 # 'leave OverallQual out', 'keep the id out of it'
-_EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?)\s+"
-                   r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside)\b")
+_EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?|hold(?:ing)?)\s+"
+                   r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside|away\s+from\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
 # 'Sex must not be an input', 'the ID is off limits': the column said first, then that it may not be used
 # 'those can't be used as inputs', 'the indicators (white, black) stay out of the model'
 _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^.;:!?,]{1,60}?|[^.;:!?(]{0,60}?\([^()]{1,120}\))"
                   r"\s+(?:(?:(?:must|should|may|can|will|is to|are to|has to|have to)\s*(?:not|never)|can't|cannot|won't|"
                   r"mustn't|shouldn't|may not)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|"
                   r"touched)"
-                  r"|(?:is|are)\s+(?:off[- ]limits|not allowed|forbidden|not to be used|not an? (?:input|feature)s?)"
+                  r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?(?:off[- ]limits|not allowed|forbidden|banned|taboo|"
+                  r"off the table|out of bounds|not to be used|not an? (?:input|feature)s?)"
+                  r"|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out"
                   r"|(?:(?:must|should|has to|have to|need to|needs to|will)\s+)?(?:stay|stays|remain|remains|be kept|be left)"
                   r"\s+out(?:side)?\s+of\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
 # the items a pronoun stands for: 'the action code and the reject flag' ... 'those can't be used'
-_PRONOUN_LIST = (r"\s*(?:so\s+|and\s+)?(?:obviously\s+|clearly\s+|of course\s+)?(?:those|these|they|both|them)"
-                 r"(?:\s+(?:two|three|four|columns?|fields?|variables?))?\s*")
+_PRONOUN_LIST = (r"\s*(?:so\s+|and\s+)?(?:obviously\s+|clearly\s+|of course\s+)?"
+                 r"(?:(?:all|both|the)\s+(?:(?:two|three|four|five|six|\d)\s+)?of\s+)?(?:those|these|they|both|them)"
+                 r"(?:\s+(?:two|three|four|five|six|\d|columns?|fields?|variables?))?\s*")
+_PRONOUN_WORDS = _PRONOUN_LIST.removeprefix(r"\s*").removesuffix(r"\s*")
 # 'drop rows with a missing price' removes rows; 'without overfitting' leaves out no column
 _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicates?|outliers?|missing|nulls?|nans?|"
                 r"nas?|n/a|empty|blanks?|zeros?|negative|invalid|bad|corrupt\w*|wrong|typos?|nois\w*|samples?|"
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{CLAUSE_BREAK}|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
+# in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
+_ITEM_CLAUSES = CLAUSE_BREAK.replace("that|if|whether|what|how)", "that|if|what|how(?!\\s+(?:many|much|long|old|often|far)))")
+assert _ITEM_CLAUSES != CLAUSE_BREAK
+_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{_ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+             r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
              rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
@@ -137,6 +148,8 @@ def _strength(opener: str) -> str:
     bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
     if re.match(r"regress|cluster|group|segment", opener):
         return "soft"
+    if re.match(r"all\s", opener):
+        return "strong"
     if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{_COLUMN_NOUNS}|"
                  r"limit\w*|restrict\w*)\b", opener):
         return "strong"
@@ -340,14 +353,17 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
     for m in re.finditer(_EXCLUDE_AFTER, text):
         chunk = m.group("list")
         if re.fullmatch(_PRONOUN_LIST, chunk):
-            chunk = _referent(text, m.start("list"))
+            chunk = _referent(text, m.start("list"), profile, chunk)
         elif grouped := re.search(r"\(([^()]{1,120})\)\s*$", chunk):  # 'race indicators (white, black)': the names
             chunk = grouped.group(1)
         else:  # 'white, black, hispan, male stay out': the names before the last comma belong to the list too
             chunk = _names_before(text, m.start("list"), profile) + chunk
         _exclude(choice, _resolve(chunk, profile, target)[0], said[m.start("list"):m.end()])
     for m in re.finditer(_EXCLUDE_AROUND, text):
-        _exclude(choice, _resolve(m.group("list"), profile, target)[0], said[m.start():m.end()])
+        chunk = m.group("list")
+        if re.fullmatch(_PRONOUN_LIST, chunk):  # 'keep all four of them away from the model'
+            chunk = _referent(text, m.start("list"), profile, chunk)
+        _exclude(choice, _resolve(chunk, profile, target)[0], said[m.start():m.end()])
     columns = [c for c in profile.columns if c.name != target]
     for m in re.finditer(_NOT_EITHER, text):
         names, _ = _columns_for(m.group(1), columns)
@@ -367,13 +383,20 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
     negated = negated_inputs(instruction, profile, target)
     for name, clause in negated.columns:
         _exclude(choice, [name], clause)
-    choice.unresolved_exclusions = [u for u in negated.unresolved if u not in choice.unresolved]
+    # with the inputs limited to a list, words said not to be used that name no column leave nothing out of it
+    # ('from this season's numbers only (AtBat, Hits), leave the career totals out')
+    choice.unresolved_exclusions = [] if choice.only else [u for u in negated.unresolved if u not in choice.unresolved]
     return choice
 
 
 # a word that turns what follows (or, said last, what came before) into something not to use
+# said of columns already named: 'keep all four of them away from the model', 'those two sit this one out', 'are taboo'
+_KEEP_AWAY = (r"away\s+from\s+(?:the\s+)?(?:model|inputs?|features?|training)|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out|"
+              r"taboo|forbidden|banned|off[- ]limits|off\s+the\s+table|out\s+of\s+bounds")
 _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|don'?t|doesn'?t|leave\s+out|leaving\s+out|"
-             r"left\s+out|(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|drop|ignore|omit|skip|remove)\b")
+             r"left\s+out|(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|drop|ignore|omit|skip|remove|"
+             r"none\s+of|(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b)|"
+             rf"{_KEEP_AWAY})\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
 _NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
@@ -385,7 +408,8 @@ _NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigge
 _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|need|feed|put|inputs?|features?|columns?|"
               r"variables?|predictors?|without|except|excluding|exclude|leave\s+out|leaving\s+out|left\s+out|drop|"
               r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|"
-              r"ignore|omit|skip|remove|nor|neither)\b")
+              rf"ignore|omit|skip|remove|nor|neither|none\s+of|{_KEEP_AWAY}|"
+              r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
 
@@ -399,6 +423,7 @@ class NegatedInputs(BaseModel):
 
 # the verbs and fillers around a negated list, dropped before its items are read
 _NEGATED_NOISE = (r"\b(?:the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
+                  r"may|might|can|could|should|must|shall|will|would|be|been|out|aside|"
                   r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
                   r"columns?|variables?|predictors?|at all|either|too|here|model|for|of it|obviously|of course|clearly|"
                   r"naturally|surely|thanks?|thank you|pls|plz)\b")
@@ -422,13 +447,17 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
     columns = [c for c in profile.columns if c.name != target and (len(c.name) >= 3 or _code_like_name(c.name))]
     found = NegatedInputs()
     start = 0
+    about_use = False
     for cut in [*re.finditer(_SEGMENT, text), None]:
         end = cut.start() if cut else len(text)
-        clause = text[start:end]
+        clause, clause_at = text[start:end], start
         start = cut.end() if cut else len(text)
         benign = [(m.start(), m.end()) for m in re.finditer(_NOT_ABOUT_USE, clause)]
         cues = [m for m in re.finditer(_NEGATION, clause) if not any(a <= m.start() < b for a, b in benign)]
-        if not cues or not re.search(_ABOUT_USE, clause):
+        # "don't use drive_desc, ..., and also not the class of the car": the clause goes on with the one before
+        goes_on = about_use and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b", clause))
+        about_use = bool(cues) and (bool(re.search(_ABOUT_USE, clause)) or goes_on)
+        if not about_use:
             continue
         after = clause[cues[0].end():]
         if re.match(_NOT_COLUMNS, after):
@@ -436,18 +465,37 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         limited = re.search(_LIMITERS, clause[:cues[0].start()])
         said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
+        listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent
+        if (re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
+                                                        and not _names_in(listed_part, profile))) and not limited:
+            # 'linkstatus ... and dayslink ...: we exclude them both, as well as id'; 'X is decided at check-in, and Y
+            # and Z pile up later, so none of those may be used': the pronoun stands for what came before
+            before = clause[:cues[0].start()]
+            if not _names_in(before, profile):
+                sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:clause_at])), default=0)
+                before = text[sentence:clause_at] + " , " + before
+            span = before + " , " + after
         for column in columns:
             spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
             if any(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", span) for s in spellings):
                 found.columns.append((column.name, clause.strip(" ,")))
+        span = re.sub(rf"\b(?:keep|keeps|kept|keeping|hold|holds)\b|(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", " , ", span)
         listed = re.split(_REASON, span, maxsplit=1)[0]
         chunk = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, ",", listed))
         named, unresolved = _resolve(chunk, profile, target)
         found.columns += [(n, clause.strip(" ,")) for n in named if (n, clause.strip(" ,")) not in found.columns]
+        said_here = {name for name, said_in in found.columns if said_in == clause.strip(" ,")}
+        unresolved = [u for u in unresolved if not said_here & set(_nearest(u))]  # 'the class of the car', class out
         found.unresolved += [u for u in unresolved if not re.search(_NOT_ITEMS, u.split("(")[0])
                              and not (target and target.lower() in u.split("(")[0].lower())
                              and u not in found.unresolved]
     return found
+
+
+def _nearest(unresolved: str) -> list[str]:
+    """The columns an unresolved item's note names as nearest: "'class of car' (nearest: class or car_truck)"."""
+    m = re.search(r"\(nearest: ([^)]*)\)\s*$", unresolved)
+    return re.split(r",\s*|\s+or\s+", m.group(1)) if m else []
 
 
 def _code_like_name(name: str) -> bool:
@@ -467,14 +515,36 @@ def _names_before(text: str, at: int, profile: DataProfile) -> str:
     return "".join(f"{name}, " for name in found)
 
 
-def _referent(text: str, at: int) -> str:
-    """What 'those' stands for: the last parenthesised list, or the last 'the X and the Y', in the same or the
-    previous sentence; '' when there is none."""
+_COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> str:
+    """What 'those' stands for, in the same or the previous sentence: the last parenthesised list, else the last run
+    of two or more column names ('Outcome, Class, Result and ABEvent ... keep all four of them away'); '' when there
+    is none, or when the pronoun counts ('those two') and the run has another length."""
     start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
     start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:start - 1])), default=0) if start else 0
     window = text[start:at]
-    groups = re.findall(r"\(([^()]{1,120})\)", window)
-    return groups[-1] if groups else ""
+    groups = [g for g in re.findall(r"\(([^()]{1,120})\)", window) if re.search(r",|\band\b|\bor\b", g) or len(_names_in(g, profile)) > 1]
+    if groups:
+        return groups[-1]
+    names = "|".join(re.escape(c.name.lower()) for c in sorted(profile.columns, key=lambda c: -len(c.name)))
+    if not names:
+        return ""
+    name = rf"(?<![\w.])(?:{names})(?![\w]|\.\w)"
+    runs = [r.group(0) for r in re.finditer(rf"{name}(?:\s*(?:,|\band\b|\bor\b|\bplus\b|&|\+)\s*(?:the\s+)?{name})+",
+                                            window)]
+    if not runs:
+        return ""
+    counted = [n for w, n in _COUNT_WORDS.items() if re.search(rf"\b{w}\b", pronoun)] + \
+        [int(d) for d in re.findall(r"\d", pronoun)]
+    if counted and len(re.findall(name, runs[-1])) != counted[0]:
+        return ""
+    return runs[-1]
+
+
+def _names_in(chunk: str, profile: DataProfile) -> list[str]:
+    return [c.name for c in profile.columns if re.search(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w]|\.\w)", chunk)]
 
 
 def _exclude(choice: FeatureChoice, columns: list[str], phrase: str) -> None:

@@ -102,6 +102,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "avec": "with", "pour": "for", "par": "per", "chaque": "each", "ne pas": "not", "pas": "not",
         "donnent la date": "give the date", "comme": "as", "sur": "on", "je voudrais": "i would like to",
         "pouvez-vous": "can you", "peux-tu": "can you", "est": "is", "sont": "are", "qui": "that", "doit": "must", "doit être": "must be",
+        "on les exclut": "we exclude them", "les exclure": "exclude them", "on l'exclut": "we exclude it",
+        "exclut": "exclude", "excluons": "exclude", "excluez": "exclude", "tous les deux": "both", "toutes les deux": "both",
+        "ainsi que": "as well as", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
+        "interdites": "forbidden", "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
         "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
@@ -134,6 +138,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "nicht": "not", "ob": "whether", "ist": "is", "sind": "are", "vorhersagt": "predicts",
         "vorhergesagt": "predicted", "ein": "a", "eine": "a", "einen": "a", "im": "in the", "ich möchte": "i want to",
         "möchte": "want to", "soll": "should", "sollte": "should",
+        "tabu": "taboo", "verboten": "forbidden", "deshalb": "therefore", "daher": "therefore", "ebenfalls": "too",
+        "auch": "too", "weglassen": "leave out", "ausschließen": "exclude", "ausgeschlossen": "excluded",
     },
     "es": {
         "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
@@ -159,6 +165,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "qué": "what", "más alto": "highest", "más alta": "highest", "promedio": "average", "el": "the", "la": "the",
         "los": "the", "las": "the", "del": "of the", "de": "of", "y": "and", "o": "or", "con": "with", "para": "for",
         "por": "per", "cada": "each", "quiero": "i want to", "no": "not", "se puede": "can we", "como entrada": "as input",
+        "tabú": "taboo", "prohibido": "forbidden", "prohibida": "forbidden", "prohibidos": "forbidden",
+        "prohibidas": "forbidden", "excluir": "exclude", "excluye": "exclude", "excluidos": "excluded",
     },
 }
 
@@ -277,6 +285,12 @@ def _numbers_as_written(text: str, lang: str) -> str:
                       lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = re.sub(r"(?<=\d),(?=\d{1,2}(?!\d))", ".", text)
     text = re.sub(r"\b(?:a\s+)?half\s+an?\s+(?=[a-z])", "0.5 ", text, flags=re.IGNORECASE) if lang == "en" else text
+    # 'a quarter of a second', 'a tenth of a second', 'three quarters of an hour'
+    counts = {"a": 1, "one": 1, "two": 2, "three": 3}
+    fractions = {"quarter": 0.25, "third": 1 / 3, "fifth": 0.2, "tenth": 0.1, "hundredth": 0.01, "thousandth": 0.001}
+    text = re.sub(r"\b(a|one|two|three)\s+(quarter|third|fifth|tenth|hundredth|thousandth)s?\s+of\s+an?\s+(?=[a-z])",
+                  lambda m: f"{counts[m.group(1).lower()] * fractions[m.group(2).lower()]:.4g} ",
+                  text, flags=re.IGNORECASE) if lang == "en" else text
     # '$15k', '12.5K', '2m rows': thousands and millions written with a letter
     text = re.sub(r"(?<![\w.])([$€£]?)(\d+(?:\.\d+)?)\s?([kK]|[mM](?=\s*(?:dollars|euros|pounds|rows|records|\$|€|£)))\b(?!\s*(?:m|ms|g|b|w|wh|hz)\b)",
                   lambda m: m.group(1) + f"{float(m.group(2)) * (1e3 if m.group(3).lower() == 'k' else 1e6):g}", text)
@@ -342,13 +356,35 @@ def _learner_english(text: str) -> str:
     def share(m: re.Match) -> str:
         a, b = (int(NUMBER_WORDS.get(g.lower(), g)) if not g.isdigit() else int(g) for g in (m.group(1), m.group(2)))
         return f"{100 * a / b:g}%" if 0 < a <= b else m.group(0)
-    return re.sub(rf"\b(\d+|{words})\s+(?:[a-z]+\s+){{0,2}}?(?:in|out of)\s+(\d+|{words})\b(?!\s*(?:days|weeks|months|years|hours))",
+    text = re.sub(rf"\b(\d+|{words})\s+(?:[a-z]+\s+){{0,2}}?(?:in|out of)\s+(\d+|{words})\b(?!\s*(?:days|weeks|months|years|hours))",
                   share, text, flags=re.IGNORECASE)
+    return _right_share(text)
 
 
-_FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+)"
-                      r"(?P<target>[A-Za-z_][\w.]*)\s*~\s*(?P<rhs>[^,;\n]+?)\s*(?P<end>,|(?=[;\n]|$|\s+(?:and|then|with|"
-                      r"using|report\w*|evaluat\w*|scor\w*|optimi[sz]\w*|measur\w*|metric|please|pls)\b))")
+_SHARE_BOUND = r"(?:(?:in|on|for)\s+)?(at least|more than|over|above|at most|less than|under|below)?\s*"
+
+
+def _right_share(text: str) -> str:
+    """'right at least 85 % of the time', 'classifies 9 out of 10 rows correctly' (a share by then): a share of right
+    answers is an accuracy, and one said with no bound word is a floor."""
+    def accuracy(m: re.Match) -> str:
+        return f"accuracy {m.group('bound') or 'at least'} {m.group('share')}"
+
+    share = r"(?P<share>\d+(?:\.\d+)?\s?%)"
+    bound = _SHARE_BOUND.replace("(at least", "(?P<bound>at least")
+    text = re.sub(rf"\b(?:right|correct|accurate)\s+{bound}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
+                  rf"predictions|\w+s)\b", accuracy, text, flags=re.IGNORECASE)
+    return re.sub(rf"(?<!\S){bound}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?(?:right|correctly|correct)\b",
+                  accuracy, text, flags=re.IGNORECASE)
+
+
+# 'y ~ a + b', 'lm(y ~ a + b, data = d)', 'fit <- glm(y ~ ., family = binomial)', and the shorthand 'y <- a + b'
+# (an arrow is read as a formula only when a '+' follows it before any call: 'fit <- lm(...)' assigns)
+_FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+|"
+                      r"(?:[A-Za-z_][\w.]*\s*(?:<-|=)\s*)?\b(?P<call>[A-Za-z_][\w.]*)\(\s*)"
+                      r"(?P<target>[A-Za-z_][\w.]*)\s*(?P<op>~|(?:<-|\u2190)(?=[^(\n;]*\+))\s*(?P<rhs>(?:\b\w+\([^()\n]*\)|[^,;\n()~#])+?)\s*"
+                      r"(?P<end>(?(call)(?:\s*,\s*[\w.]+\s*=\s*[^,)\n]*)*\s*\)|,)|,|#|(?=[;\n]|$|\s+(?:and|then|with|"
+                      r"using|report\w*|evaluat\w*|scor\w*|optimi[sz]\w*|measur\w*|metric|please|pls)\b|\s*\())")
 
 
 def _formula(text: str) -> tuple[str, list[str]]:
@@ -368,7 +404,7 @@ def _formula(text: str) -> tuple[str, list[str]]:
         notes.append(f"formula {m.group(0).strip()!r} read as {out!r}")
         lead = m.group("lead")
         rest = m.string[m.end():].lstrip()
-        return ("" if re.match(r"\s*\w", lead) else lead) + out + (";" if m.group("end") or (rest and rest[0] not in ";\n") else "")
+        return ("" if re.match(r"\s*\w", lead) else lead) + out + ("; " if m.group("end") or (rest and rest[0] not in ";\n") else "")
 
     return _FORMULA.sub(rewrite, text), notes
 

@@ -14,6 +14,9 @@ NOT_LEARNING = re.compile(
     r"|(?:names?|addresses|phone numbers|e-?mails?|contact details|home addresses) (?:and \w+ )?of|list (?:all|every) "
     r"|show me (?:all|every|the) (?:rows|records)|how many rows|bar chart|pie chart|line chart|histogram|scatter ?plot"
     r"|plot (?:the|a|me|it|them)|visuali[sz]e|summari[sz]e|summary of|pivot table"
+    # an artefact that is not a model: 'write me a SQL query', 'build a dashboard', 'an Excel formula'
+    r"|sql|(?:write|give|show|make|build|create|draft|need)\s+(?:me\s+|us\s+)?(?:a|an|the|some)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:query|queries|dashboard|spreadsheet|formula|macro|regex|regular expression|pivot)"
     r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier)"
     r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
 # editing the table: an errand on its own, a cleaning step beside a prediction ('predict delays; drop the rows where
@@ -55,8 +58,11 @@ LOOKUP = re.compile(r"(?:^|[.!?;]\s*)(?:which|what|who|where|when|how many|how m
                     r"best|worst)\b"
                     # 'How many of the homes listed here are condos?': a count of rows
                     r"|(?:^|[.!?;]\s*)how many (?:of )?(?:the |these |those )?(?:(?!does\b|do\b|did\b|will\b|would\b|can\b)[\w-]+ ){1,4}"
-                    r"(?:are|were|is)\b")
-PREDICTIVE = re.compile(r"\b(?:predict|forecast|estimat|model|classif|cluster|will|would|next|future|tomorrow|expect|"
+                    r"(?:are|were|is)\b"
+                    # 'the average closing price for each month': an aggregate of the rows there
+                    r"|\b(?:give|show|list|tell|return|returns|compute|calculate|get)\s+(?:me\s+|us\s+)?(?:the\s+)?"
+                    r"(?:average|mean|total|sum|median|count|number)\b[^.;!?]*\b(?:for|per|by|in)\s+(?:each|every)\s+\w+")
+PREDICTIVE = re.compile(r"\b(?:predict|forecast|estimat|model|classif|cluster|regress|will|would|next|future|tomorrow|expect|"
                         r"likely|could we|can we|can you|can i|train|learn|guess)\w*")
 SMALLTALK = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|thanks|thank you)\b"
                        r"|\bhow are you\b|\bwho are you\b|\bwhat can you do\b|\bwhat(?:'s| is) up\b")
