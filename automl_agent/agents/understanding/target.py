@@ -250,6 +250,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         if re.search(r"\b(?:ends?|ended|ending|winds?|wound|wind|come|comes|came)\s+(?:up|away|out)\s+with$", text[:a]):
             target.append((a, b))  # 'which instructors end up with tenure' asks for the tenure
             continue
+        if re.search(r"\b(?:made|placed|booked|written|sent|owned|submitted|filed|bought|purchased|issued|signed|"
+                     r"opened|created|ordered|reserved|posted|authored|run|operated)\s+by\s*$", text[:a]):
+            continue  # 'the bookings made by returning guests': who made them describes the rows, it is no input
         if re.search(r"\b(?:classif\w*|categori[sz]\w*|label\w*|sort\w*|tag\w*)\b[^.;,]*\bby\s*$", text[:a]):
             target.append((a, b))  # 'classify iris flowers by species': the classes, not an input
             continue
@@ -305,6 +308,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     unit = [(m.start(1), m.end(1)) for m in re.finditer(
         r"\b(?:each|every)\s+([\w-]+)(?=\s*(?:[.,;:!?)]|$|\b(?:is|are|was|were|has|have|had|will|would|can|could|in|"
         r"on|at|from|with|by|for|made|makes|took|takes|gets|got|spent|spends|did|does)\b))", text)]
+    # 'flag the bookings made by returning guests', 'spot the transfers that look fraudulent': the rows, and what is
+    # said of them is asked
+    unit += [(m.start(1), m.end(1)) for m in re.finditer(
+        r"\b(?:flag|spot|detect|identify|catch|find|pick out|mark|single out)\s+(?:the|which|all|any|those)\s+([\w-]+)\s+"
+        r"(?=that|which|who|whose|where|made|placed|booked|sent|with|by|from)\b", text)]
     subject += unit
     # "a cardholder's average spending": the owner is the row, what it owns is asked about
     for m in re.finditer(r"\b([\w-]+)'s\s+(?=[a-z])", text):
