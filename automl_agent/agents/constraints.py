@@ -230,7 +230,11 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
             continue  # "RMSE under 600 seconds" is an error measured in seconds
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
         window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
-        if re.search(rf"\b(?:{_TRAINING_WORDS})", clause):
+        of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():])
+        if of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
+            op = _op_after(text[m.end() + of_training.end():][:16]) or op or "<="
+            name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
+        elif re.search(rf"\b(?:{_TRAINING_WORDS})", clause):
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
         elif unit in {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"} \
                 or re.search(rf"\b(?:{_LATENCY_WORDS})", window):
@@ -273,10 +277,13 @@ def _unsupported_spans(text: str) -> list[tuple[int, int, str]]:
             for m in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text)]
 
 
-def unsupported_metric(instruction: str) -> str | None:
-    """A measure the instruction asks for that automl-agent has not ('log loss', 'balanced accuracy'), or None."""
-    found = [(start, name) for start, _, name in _unsupported_spans(instruction.lower())
-             if not _negated_before(instruction.lower(), start)]
+def unsupported_metric(instruction: str, columns: tuple[str, ...] = ()) -> str | None:
+    """A measure the instruction asks for that automl-agent has not ('log loss', 'balanced accuracy'), or None. A word
+    that is also a column's name ('kappa plus lambda' in a table with a kappa column) names the column."""
+    text = instruction.lower()
+    names = {c.lower() for c in columns}
+    found = [(start, name) for start, end, name in _unsupported_spans(text)
+             if not _negated_before(text, start) and text[start:end] not in names]
     return min(found)[1] if found else None
 
 

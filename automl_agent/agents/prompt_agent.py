@@ -111,7 +111,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
                               "Name the label column of nodes.csv in the instruction or with --target.")
 
     allowed = metrics.TASK_METRICS[task]
-    asked_for = unsupported_metric(instruction)
+    asked_for = unsupported_metric(instruction, tuple(c.name for c in profile.columns))
     if asked_for and mentioned_metric(instruction, task) is None:
         raise UserFacingError(
             f"The instruction asks for {asked_for}, which automl-agent does not measure; it would train and judge the "

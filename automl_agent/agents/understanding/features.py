@@ -35,6 +35,8 @@ _RESTRICT_OPENERS = (
     r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
+    # 'y = Salary | X = Country, Remote': the inputs in a model's notation
+    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?)\s*=\s*",
     # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
     rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
     rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{_LEAD_IN}",
@@ -93,7 +95,7 @@ _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|wi
 # in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
 _ITEM_CLAUSES = CLAUSE_BREAK.replace("that|if|whether|what|how)", "that|if|what|how(?!\\s+(?:many|much|long|old|often|far)))")
 assert _ITEM_CLAUSES != CLAUSE_BREAK
-_LIST_END = (rf"[;?!()]|\.(?:\s|$)|{_ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+_LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{_ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
@@ -370,9 +372,14 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         if len(names) == 1:
             _exclude(choice, names, said[m.start():m.end()])
     for m in re.finditer(_DROP_THAT, text):
-        clause = text[max((b.end() for b in re.finditer(r"[.;:!?,]\s*|\band\s+", text[:m.start()])), default=0):m.start()]
-        named = [(n.start(), c.name) for c in columns
-                 for n in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", clause)]
+        named = []
+        for bound in (r"[.;:!?,](?:\s+|$)|\band\s+", r"[.;:!?](?:\s+|$)"):  # its clause, else its sentence ('flc.grp is
+            # a binned kappa plus lambda, so drop it too'); a dot inside a name ends neither
+            clause = text[max((b.end() for b in re.finditer(bound, text[:m.start()])), default=0):m.start()]
+            named = [(n.start(), c.name) for c in columns
+                     for n in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", clause)]
+            if named:
+                break
         if named:  # 'SexCode is just Sex again as 0/1, so drop that too': the clause's first column
             _exclude(choice, [min(named)[1]], said[m.start():m.end()])
     for m in re.finditer(_NO_COLUMN, text):
@@ -434,7 +441,8 @@ _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|int
 # only known after delivery'
 _REASON = (r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
            r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
-           r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively)\b")
+           r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively|depends?|derived|computed|"
+           r"calculated|reflects?|encodes?|leaks?)\b")
 
 
 def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -> NegatedInputs:
@@ -448,7 +456,8 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
     found = NegatedInputs()
     start = 0
     about_use = False
-    for cut in [*re.finditer(_SEGMENT, text), None]:
+    cuts = [c for c in re.finditer(_SEGMENT, text) if text.count("(", 0, c.start()) <= text.count(")", 0, c.start())]
+    for cut in [*cuts, None]:  # a list in parentheses is one clause: 'must stay out (how long they were followed, and ...)'
         end = cut.start() if cut else len(text)
         clause, clause_at = text[start:end], start
         start = cut.end() if cut else len(text)
@@ -475,12 +484,22 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:clause_at])), default=0)
                 before = text[sentence:clause_at] + " , " + before
             span = before + " , " + after
-        for column in columns:
-            spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
-            if any(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", span) for s in spellings):
-                found.columns.append((column.name, clause.strip(" ,")))
+        said = re.split(_REASON, span, maxsplit=1)[0] if span is not after else span  # not what a reason names
+        if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
+            said = grouped_after.group(1)
+        for item in re.split(_ITEM_SPLIT, said):  # an item names its first column: 'the chapter of their cause of death'
+            hits = []
+            for column in columns:
+                spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
+                hits += [(m.start(), column.name) for s in spellings
+                         for m in re.finditer(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", item)]
+            if hits and (min(hits)[1], clause.strip(" ,")) not in found.columns:
+                found.columns.append((min(hits)[1], clause.strip(" ,")))
         span = re.sub(rf"\b(?:keep|keeps|kept|keeping|hold|holds)\b|(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", " , ", span)
-        listed = re.split(_REASON, span, maxsplit=1)[0]
+        grouped = re.match(r"\s*\(([^()]+)\)", span)
+        listed = grouped.group(1) if grouped else re.split(_REASON, span, maxsplit=1)[0]
+        if grouped:  # the items of a parenthesised list that name a column exactly are read already
+            listed = ",".join(i for i in re.split(_ITEM_SPLIT, listed) if not _names_in(i, profile))
         chunk = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, ",", listed))
         named, unresolved = _resolve(chunk, profile, target)
         found.columns += [(n, clause.strip(" ,")) for n in named if (n, clause.strip(" ,")) not in found.columns]

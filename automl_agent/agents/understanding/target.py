@@ -779,7 +779,8 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
             before, after = text[max(0, e.start - 60):e.start], text[e.end:e.end + 12]
             before = re.split(r"[.;!?](?:\s|$)", before)[-1]  # the comparison is said in the mention's own sentence
             if re.search(r"\b(?:compare\w*|against|versus|vs\.?|evaluat\w*|scor\w*|check\w*|match\w*|agree\w*|"
-                         r"correspond\w*|recover\w*|rand|line\w* up with|lines? up against)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
+                         r"correspond\w*|recover\w*|rand|line\w* up with|lines? up against|nmi|ari|purity|"
+                         r"mutual information|between the (?:clusters|groups|segments) and)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
                 return column.name
     return None
 
