@@ -23,6 +23,14 @@ from .errors import UserFacingError
 
 DATA_DIR = "data"
 OUTCOME_FILE = "outcome.json"
+# the Run form's choice for training in the automl-agent/run flow run's own process, beside the deployed pools
+IN_THIS_RUN = "this run"
+
+
+def chosen_pool(value: str | None) -> str | None:
+    """The work pool a run's training_pool parameter names; None: train in the run's own process."""
+    return None if value in (None, "", IN_THIS_RUN) else value
+
 TRAIN_FLOW = "automl-agent-train"
 
 

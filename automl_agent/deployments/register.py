@@ -6,11 +6,12 @@ installed package, whatever its working directory; no code is pulled from a fold
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from ..training import TRAIN_FLOW, slot_limit_name
+from ..training import IN_THIS_RUN, TRAIN_FLOW, slot_limit_name
 
 
 @dataclass
@@ -83,6 +84,26 @@ def _ensure_slot_limit(client, pool: str, slots: int) -> None:
         client.create_global_concurrency_limit(GlobalConcurrencyLimitCreate(name=name, limit=slots, active=True))
 
 
+def run_form(schema: dict[str, Any], training_pools: tuple[str, ...]) -> dict[str, Any]:
+    """automl-agent/run's parameters as a team fills them in the Prefect UI's Run form: the instruction and the data
+    required, plain text boxes where the flow takes 'empty' (not a str-or-None switch), and the training pool a
+    choice among the pools `deploy` gave a training deployment. Direct calls of the flow keep its own signature."""
+    form = copy.deepcopy(schema)
+    properties = form["properties"]
+    for prop in properties.values():
+        if sorted(map(str, prop.get("anyOf", []))) == sorted(map(str, [{"type": "string"}, {"type": "null"}])):
+            del prop["anyOf"]
+            prop.update(type="string", default="")
+    properties["data"].pop("default", None)
+    properties["data"]["description"] = ("Path on the worker, or URL (http, https, s3, ...), of the CSV/Parquet table or "
+                                         "graph folder to train on; openml://ID, hf://OWNER/NAME, kaggle://OWNER/DATASET.")
+    properties["training_pool"].update(enum=[IN_THIS_RUN, *training_pools], default=IN_THIS_RUN,
+                                       description="Work pool that trains the generated script; 'this run': in this "
+                                                   "flow run's own process.")
+    form["required"] = ["instruction", "data"]
+    return form
+
+
 def _flow_object(entrypoint: str):
     from prefect.flows import load_flow_from_entrypoint
 
@@ -107,9 +128,12 @@ def deploy(api_url: str | None = None, run_pool: str = "cpu", training_pools: tu
             flow_id = client.create_flow_from_name(spec.flow_name)
             schedules = ([DeploymentScheduleCreate(schedule=CronSchedule(cron=spec.schedule_cron, timezone="UTC"),
                                                    active=not spec.paused)] if spec.schedule_cron else None)
+            parameters = parameter_schema(flow.fn).model_dump_for_openapi()
+            if spec.full_name == "automl-agent/run":
+                parameters = run_form(parameters, training_pools)
             deployment_id = client.create_deployment(
                 flow_id, spec.name, entrypoint=spec.entrypoint, work_pool_name=spec.pool, description=spec.description,
-                parameter_openapi_schema=parameter_schema(flow.fn).model_dump_for_openapi(), schedules=schedules,
+                parameter_openapi_schema=parameters, schedules=schedules,
                 paused=spec.paused, tags=spec.tags, pull_steps=[], enforce_parameter_schema=True)
             rows.append({"deployment": spec.full_name, "id": str(deployment_id), "pool": spec.pool,
                          "entrypoint": spec.entrypoint, "schedule": spec.schedule_cron, "paused": spec.paused})

@@ -32,6 +32,7 @@ from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .. import sandbox
 from ..sandbox import isolation_summary
 from ..scoring import success_score
+from ..training import chosen_pool
 from .. import prompt_registry
 from ..home import user_home
 from ..settings import RunOptions, configure_environment
@@ -131,7 +132,7 @@ def run(
     plans: int = Field(default=3, ge=1, le=8, description="Plans executed in parallel."),
     training_pool: Optional[str] = Field(default=None, description="Work pool that trains the script (e.g. gpu); "
                                                                    "empty: in this flow run's process."),
-    model_name: Optional[str] = Field(default=None, description="Registered model name; empty: <data>-<task>. A new "
+    model_name: Optional[str] = Field(default=None, description="Registered model name; empty: DATA-TASK. A new "
                                                                "version takes @champion only if it scores at least "
                                                                "as well on the same held-out rows."),
     allow_schema_change: bool = Field(default=False, description="Let a version whose input columns differ from the "
@@ -144,7 +145,8 @@ def run(
     from prefect import get_run_logger
 
     options = RunOptions(instruction=instruction, data_path=data or None, target=target or None, budget_s=budget, llm=llm,
-                         n_plans=plans, training_pool=training_pool or None, model_name=model_name or None,
+                         n_plans=plans, training_pool=chosen_pool(training_pool),
+                         model_name=model_name or None,
                          allow_schema_change=allow_schema_change, **({"retrieval": retrieval} if retrieval else {}),
                          workdir=current_settings().workdir or str(user_home() / "workspace"),
                          run_id=new_run_id())

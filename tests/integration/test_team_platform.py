@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -208,12 +209,65 @@ def _wait_state(api: str, flow_run_id: str, states: set[str], timeout: float) ->
     raise AssertionError(f"flow run {flow_run_id} reached none of {states} in {timeout} s")
 
 
-def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_with_the_answer(stack, deployed, small_churn):
+def _form_control(tab, name: str):
+    """The input of one parameter in the Prefect UI's Run form, found by its label as a person reads it."""
+    label = tab.locator("label.p-label__label", has=tab.locator(
+        ".schema-form-property__label", has_text=re.compile(rf"^{name}(?: \(Optional\))?$"))).first
+    box = label.locator("xpath=ancestor::div[contains(concat(' ', normalize-space(@class), ' '), ' p-label ')][1]")
+    return box.locator("textarea, input:not([type=checkbox]), button.p-select-button__control").first
+
+
+def _run_from_the_ui(ui: str, parameters: dict[str, str], pool: str, screenshots: Path) -> None:
+    """What a team member does in the Prefect UI after `stack up`: the deployments page lists automl-agent/run; its
+    Run button offers a custom run; the typed form (instruction and data required, the training pool a choice) is
+    filled in and submitted."""
+    from tests.browser import page
+
+    with page(1400, 1000) as tab:
+        tab.goto(f"{ui}/deployments", wait_until="networkidle", timeout=90_000)
+        tab.get_by_role("link", name="run", exact=True).first.click()
+        tab.get_by_role("button", name="Run", exact=True).click()
+        tab.get_by_text("Custom run").click()
+        tab.wait_for_url(re.compile(r"/run\b"), timeout=30_000)
+        instruction = tab.locator(".schema-form-property__label", has_text=re.compile(r"^instruction$"))
+        data = tab.locator(".schema-form-property__label", has_text=re.compile(r"^data$"))
+        instruction.first.wait_for(timeout=30_000)
+        assert instruction.count() == 1 and data.count() == 1, "instruction and data are not required in the form"
+        for name, value in parameters.items():
+            _form_control(tab, name).fill(value)
+        choice = _form_control(tab, "training_pool")
+        choice.click()
+        choice.press("ArrowDown")  # opens its list of options
+        options = tab.locator(".p-select-option")
+        options.first.wait_for(timeout=10_000)
+        assert [o.strip() for o in options.all_inner_texts()] == ["this run", "cpu", "gpu"]
+        options.filter(has_text=re.compile(rf"^\s*{pool}\s*$")).click()
+        from playwright.sync_api import expect
+
+        expect(choice).to_have_text(re.compile(rf"^\s*{pool}\s*$"), timeout=10_000)
+        tab.screenshot(path=str(screenshots / "prefect-run-form.png"), full_page=True)
+        tab.get_by_role("button", name="Submit").click()
+        try:
+            tab.wait_for_url(re.compile(r"tab=Runs|/flow-run/"), timeout=30_000)
+        except Exception:
+            tab.screenshot(path=str(screenshots / "prefect-run-form-not-submitted.png"), full_page=True)
+            raise
+
+
+def test_a_run_started_from_the_prefect_ui_form_asks_pauses_and_goes_on_with_the_answer(stack, deployed, small_churn,
+                                                                                       tmp_path):
+    """Started as a person starts it, in Chromium: the UI's Run form. The instruction names no column, so the run
+    pauses with the question; answered (as the UI's Resume form does, through the API), it completes."""
+    from tests.browser import page, screenshot_dir
+
     api, tracking = stack["exports"]["PREFECT_API_URL"], stack["exports"]["MLFLOW_TRACKING_URI"]
+    ui, screenshots = api.removesuffix("/api"), screenshot_dir(tmp_path)
     deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
-    parameters = {"instruction": "Predict the charges.", "data": str(small_churn), "budget": 6, "plans": 1,
-                  "model_name": "asked-charges"}
-    created = _api("POST", f"{api}/deployments/{deployment['id']}/create_flow_run", json={"parameters": parameters})
+    _run_from_the_ui(ui, {"instruction": "Predict the charges.", "data": str(small_churn), "budget": "6", "plans": "1",
+                          "model_name": "asked-charges"}, pool="cpu", screenshots=screenshots)
+    runs = _api("POST", f"{api}/flow_runs/filter", json={"flow_runs": {"deployment_id": {"any_": [deployment["id"]]}}})
+    created = next(r for r in runs if r["parameters"].get("model_name") == "asked-charges")
+    assert created["parameters"]["training_pool"] == "cpu" and created["parameters"]["budget"] == 6
 
     paused = _wait_state(api, created["id"], {"PAUSED"}, timeout=300)
     assert paused["state_type"] == "PAUSED", paused["state"]
@@ -231,6 +285,10 @@ def test_a_deployment_run_that_must_ask_pauses_with_the_question_and_goes_on_wit
     version = client.get_model_version_by_alias("asked-charges", "champion")
     spec = json.loads(Path(client.download_artifacts(version.run_id, "requirement_spec.json")).read_text())
     assert spec["dataset"]["target"] == "total_charges" and spec["problem"]["downstream_task"] == "tabular_regression"
+    with page(1400, 1000) as tab:  # and the UI shows it done
+        tab.goto(f"{ui}/runs/flow-run/{created['id']}", wait_until="networkidle", timeout=90_000)
+        tab.get_by_text("Completed").first.wait_for(timeout=30_000)
+        tab.screenshot(path=str(screenshots / "prefect-run-completed.png"))
 
 
 def test_a_drift_watch_on_shifted_traffic_retrains_through_the_champion_gate(stack, deployed, scheduled_run,

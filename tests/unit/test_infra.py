@@ -98,6 +98,29 @@ def test_run_deployment_parameters_are_plain_values_with_descriptions():
         assert field.get("type") in ("string", "number", "integer", "boolean") or "anyOf" in field, (name, field)
 
 
+def test_the_run_form_requires_instruction_and_data_and_offers_the_deployed_pools():
+    from prefect.utilities.callables import parameter_schema
+
+    from automl_agent.deployments.register import run_form
+    from automl_agent.flows.automl import run
+
+    form = run_form(parameter_schema(run.fn).model_dump_for_openapi(), ("cpu", "gpu", "big-gpu"))
+    assert form["required"] == ["instruction", "data"]
+    assert form["properties"]["training_pool"]["enum"] == ["this run", "cpu", "gpu", "big-gpu"]
+    assert all("anyOf" not in field for field in form["properties"].values())  # text boxes, not str-or-None switches
+    validator = jsonschema.Draft202012Validator(form)
+    assert not list(validator.iter_errors({"instruction": "Predict churn", "data": "/d.csv", "training_pool": "gpu"}))
+    assert list(validator.iter_errors({"instruction": "Predict churn"}))  # a team's run names its table
+    assert list(validator.iter_errors({"instruction": "x", "data": "/d.csv", "training_pool": "nowhere"}))
+    assert "<" not in json.dumps(form)  # the UI reads descriptions as markdown: '<data>' would vanish
+
+
+def test_the_forms_this_run_is_no_pool():
+    from automl_agent.training import chosen_pool
+
+    assert [chosen_pool(v) for v in ("this run", "", None, "gpu")] == [None, None, None, "gpu"]
+
+
 def _compose_spec_validator() -> jsonschema.Draft202012Validator:
     """The Compose specification's JSON schema as check-jsonschema vendors it (its `vendor.compose-spec`): the
     schema `docker compose` validates a file against, read from the installed package, no network."""
