@@ -39,8 +39,15 @@ def _kind(series: pd.Series, n_rows: int) -> str:
 
 
 def _looks_like_dates(values: pd.Series) -> bool:
-    sample = values.head(50)
-    if sample.empty or not sample.str.contains(r"\d{1,4}[-/.:]\d{1,2}", regex=True).all():
+    """Dates or times in every one of the first 50 values and of up to 200 distinct ones; two small numbers with a
+    dash or slash and no year ('2-10', '11-100', '3/4') are ranges, scores or fractions, not dates."""
+    dated = r"\d{1,4}[-/.:]\d{1,2}"
+    if values.empty or not values.head(50).str.contains(dated, regex=True).all():
+        return False
+    sample = pd.concat([values.head(50), pd.Series(values.unique()[:200], dtype=str)])
+    if not sample.str.contains(dated, regex=True).all():
+        return False
+    if sample.str.fullmatch(r"\s*\d{1,3}\s*[-/.]\s*\d{1,3}\s*").all():
         return False
     parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
     return bool(parsed.notna().all())

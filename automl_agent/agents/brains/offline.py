@@ -336,6 +336,10 @@ def _without_column_names(text: str, profile: DataProfile, target: str | None) -
     return text
 
 
+TEXT_WORDS = re.compile(r"\b(?:texts?|messages?|reviews?|comments?|descriptions?|tweets?|e-?mails?|sentences?|documents?|"
+                        r"posts?|wording|words|notes?|remarks?|transcripts?|abstracts?|titles?|headlines?|sms)\b")
+
+
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
@@ -348,7 +352,11 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
         or requested_windows(text)[1] is not None or bool(re.search(r"\b(?:hourly|daily|weekly|monthly|quarterly|yearly)\b", text))
     if has_time and forecast_said and (column is None or column.kind == "numeric"):
         return TaskType.time_series_forecasting
-    has_text = any(c.kind == "text" and c.name != target for c in profile.columns)
+    # a text task when the text is what the table is about ('label, message'); a table of many measurements with one
+    # free-text remark is tabular, the remark one input among them
+    others = [c for c in profile.columns if c.name != target and c.kind not in {"text", "identifier", "constant"}]
+    has_text = any(c.kind == "text" and c.name != target for c in profile.columns) and (
+        len(others) <= 2 or (len(others) <= 5 and bool(TEXT_WORDS.search(text))))
     has_image = any(c.kind == "image" for c in profile.columns)
     if has_image and (column is None or column.kind in {"categorical", "boolean"} or column.n_unique <= 100):
         return TaskType.image_classification

@@ -35,8 +35,8 @@ _RESTRICT_OPENERS = (
     r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
-    # 'y = Salary | X = Country, Remote': the inputs in a model's notation
-    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?)\s*=\s*",
+    # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
+    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
     # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
     rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
     rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{_LEAD_IN}",
@@ -401,7 +401,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
 _KEEP_AWAY = (r"away\s+from\s+(?:the\s+)?(?:model|inputs?|features?|training)|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out|"
               r"taboo|forbidden|banned|off[- ]limits|off\s+the\s+table|out\s+of\s+bounds")
 _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|don'?t|doesn'?t|leave\s+out|leaving\s+out|"
-             r"left\s+out|(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|drop|ignore|omit|skip|remove|"
+             r"left\s+out|(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+(?:therefore\s+|thus\s+|also\s+|then\s+)?out|drop|ignore|omit|skip|remove|"
              r"none\s+of|(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b)|"
              rf"{_KEEP_AWAY})\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
@@ -414,7 +414,7 @@ _NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigge
 # what says the clause is about the inputs: a verb of using, or the cue itself when it can mean nothing else
 _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|need|feed|put|inputs?|features?|columns?|"
               r"variables?|predictors?|without|except|excluding|exclude|leave\s+out|leaving\s+out|left\s+out|drop|"
-              r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+out|"
+              r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+(?:therefore\s+|thus\s+|also\s+|then\s+)?out|"
               rf"ignore|omit|skip|remove|nor|neither|none\s+of|{_KEEP_AWAY}|"
               r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
@@ -465,7 +465,19 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         cues = [m for m in re.finditer(_NEGATION, clause) if not any(a <= m.start() < b for a, b in benign)]
         # "don't use drive_desc, ..., and also not the class of the car": the clause goes on with the one before
         goes_on = about_use and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b", clause))
+        # 'keep the calendar out of it (date, year), and also the precip and events fields': the list goes on
+        adds = r"^\s*(?:and\s+)?(?:also|as well as|as|plus)\b"  # (', as well' is a cut: 'as' is what is left of it)
+        adds_to = about_use and not cues and bool(re.match(rf"{adds}\s+(?:the\s+)?\w", clause))
         about_use = bool(cues) and (bool(re.search(_ABOUT_USE, clause)) or goes_on)
+        if adds_to:
+            listed = re.split(_REASON, re.sub(adds, " ", clause), maxsplit=1)[0]
+            named = _names_in(listed, profile) or _resolve(re.sub(_NEGATED_NOISE, " ", listed), profile, target)[0]
+            found.columns += [(n, clause.strip(" ,")) for n in named
+                              if n != target and (n, clause.strip(" ,")) not in found.columns]
+            if not named:
+                found.unresolved.append(repr(listed.strip(" ,.")))
+            about_use = True
+            continue
         if not about_use:
             continue
         after = clause[cues[0].end():]

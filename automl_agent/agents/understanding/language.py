@@ -107,7 +107,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "on les retire": "we remove them", "on le retire": "we remove it", "on la retire": "we remove it",
         "retirer": "remove", "retire": "remove", "retirez": "remove", "enlever": "remove", "enlève": "remove",
         "enlevez": "remove", "supprimer": "drop", "supprime": "drop", "supprimez": "drop", "écarter": "leave out",
-        "ainsi que": "as well as", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
+        "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
         "interdites": "forbidden", "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
@@ -143,7 +143,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "möchte": "want to", "soll": "should", "sollte": "should",
         "verwendet": "used", "benutzt": "used", "genutzt": "used", "nicht länger als": "no longer than",
         "länger als": "longer than", "darf": "may", "dürfen": "may", "dauern": "take", "dauert": "takes",
-        "hängt": "depends", "hängen": "depend", "werden": "be", "wird": "is", "weil": "because", "berechnet": "computed",
+        "hängt": "depends", "hängen": "depend", "werden": "be", "bleiben draußen": "stay out", "bleibt draußen": "stays out", "draußen": "out", "bleiben": "stay",
+        "bleibt": "stays",
+        "ebenso": "as well as", "f1-maß": "f1", "maß": "measure", "wird": "is", "weil": "because", "berechnet": "computed",
         "tabu": "taboo", "verboten": "forbidden", "deshalb": "therefore", "daher": "therefore", "ebenfalls": "too",
         "auch": "too", "weglassen": "leave out", "ausschließen": "exclude", "ausgeschlossen": "excluded",
     },
@@ -431,8 +433,8 @@ def _bullets(text: str) -> tuple[str, list[str]]:
 # where a description of columns starts, reading back from its parenthesis: 'from the moisture readings (humid, dewp)'
 _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
                       r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which|each|every|"
-                      r"per|for)\b")
-_KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except)\b"
+                      r"per|for|keep|leave|drop|exclude|ignore|omit|skip|remove|hold|put|set)\b")
+_KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside)\b"
 
 
 def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
