@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from automl_agent.processes import free_port
-from tests import browser
+from tests import browser, doc_blocks
 
 pytestmark = pytest.mark.e2e
 CLI = [sys.executable, "-m", "automl_agent.cli"]
@@ -299,6 +299,11 @@ def test_bento_serves_predictions_and_rejects_bad_payloads(churn_run, churn_fram
         wrong_type = dict(rows[0], tenure="three")
         bad = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [wrong_type]}, timeout=30)
         assert bad.status_code == 400 and "tenure" in bad.text
+        # docs/howto/serving.md's example, as written there (its port aside)
+        example = doc_blocks.run_block("serving-call", {"localhost:3000": f"127.0.0.1:{port}"})
+        assert example.returncode == 0, example.stderr
+        answer, schema = doc_blocks.json_values(example.stdout)
+        assert answer["predictions"][0] in {"Yes", "No"} and "tenure" in json.dumps(schema)
     finally:
         _stop(server)
 
