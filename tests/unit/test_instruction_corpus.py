@@ -51,7 +51,7 @@ FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "ho
 # runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
 # never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
 SILENT_WRONG_CEILINGS = {"holdout7": 4, "holdout8": 4, "holdout9": 2, "holdout10": 5, "holdout11": 2, "holdout12": 4,
-                         "holdout13": 2, "holdout14": 1, "holdout15": 0,
+                         "holdout13": 1, "holdout14": 1, "holdout15": 0,
                          "holdout16": 3}
 
 

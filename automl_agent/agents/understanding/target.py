@@ -428,10 +428,16 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
                 inner = [t for t in run[1:-1] if t.text in STOPWORDS]
                 said = [t for t in run if t.text not in STOPWORDS]
                 if len(run) == n and len(said) >= 2 and run[0].text not in STOPWORDS and run[-1].text not in STOPWORDS \
-                        and len(inner) <= 1 and run[-1].start - first.end <= 12 * n \
+                        and len(inner) <= (2 if n == 4 else 1) and run[-1].start - first.end <= 12 * n \
                         and abbreviates_phrase(column.name, [t.text for t in said]) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
+    if name.isalpha() and name == column.name and len(name) >= 6:
+        # 'yearacc', 'yearveh': a name run together from words; its first word said alone is half of it, as 'year' is
+        # for yearVeh, so 'the year' fits both and is asked about
+        out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for t in toks
+                if len(t.text) >= 4 and name.startswith(t.text) and len(name) - len(t.text) >= 2
+                and not any(e.start <= t.start < e.end for e in out)]
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):
         for anchor, anchor_by_concept in hits:
