@@ -419,6 +419,8 @@ _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|n
               r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
+# a clause that adds to the list the one before it left out (', as well' is a cut: 'as' is what is left of it)
+_ADDS = r"^\s*(?:and\s+)?(?:also|as well as|as|plus)\b"
 
 
 class NegatedInputs(BaseModel):
@@ -466,11 +468,10 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         # "don't use drive_desc, ..., and also not the class of the car": the clause goes on with the one before
         goes_on = about_use and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b", clause))
         # 'keep the calendar out of it (date, year), and also the precip and events fields': the list goes on
-        adds = r"^\s*(?:and\s+)?(?:also|as well as|as|plus)\b"  # (', as well' is a cut: 'as' is what is left of it)
-        adds_to = about_use and not cues and bool(re.match(rf"{adds}\s+(?:the\s+)?\w", clause))
+        adds_to = about_use and not cues and bool(re.match(rf"{_ADDS}\s+(?:the\s+)?\w", clause))
         about_use = bool(cues) and (bool(re.search(_ABOUT_USE, clause)) or goes_on)
         if adds_to:
-            listed = re.split(_REASON, re.sub(adds, " ", clause), maxsplit=1)[0]
+            listed = re.split(_REASON, re.sub(_ADDS, " ", clause), maxsplit=1)[0]
             named = _names_in(listed, profile) or _resolve(re.sub(_NEGATED_NOISE, " ", listed), profile, target)[0]
             found.columns += [(n, clause.strip(" ,")) for n in named
                               if n != target and (n, clause.strip(" ,")) not in found.columns]

@@ -369,7 +369,7 @@ def _learner_english(text: str) -> str:
     return _right_share(text)
 
 
-_SHARE_BOUND = r"(?:(?:in|on|for)\s+)?(at least|more than|over|above|at most|less than|under|below)?\s*"
+_SHARE_BOUND = r"(?:(?:in|on|for)\s+)?(?P<bound>at least|more than|over|above|at most|less than|under|below)?\s*"
 
 
 def _right_share(text: str) -> str:
@@ -379,10 +379,9 @@ def _right_share(text: str) -> str:
         return f"accuracy {m.group('bound') or 'at least'} {m.group('share')}"
 
     share = r"(?P<share>\d+(?:\.\d+)?\s?%)"
-    bound = _SHARE_BOUND.replace("(at least", "(?P<bound>at least")
-    text = re.sub(rf"\b(?:right|correct|accurate)\s+{bound}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
+    text = re.sub(rf"\b(?:right|correct|accurate)\s+{_SHARE_BOUND}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
                   rf"predictions|\w+s)\b", accuracy, text, flags=re.IGNORECASE)
-    return re.sub(rf"(?<!\S){bound}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?(?:right|correctly|correct)\b",
+    return re.sub(rf"(?<!\S){_SHARE_BOUND}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?(?:right|correctly|correct)\b",
                   accuracy, text, flags=re.IGNORECASE)
 
 

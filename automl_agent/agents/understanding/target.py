@@ -432,7 +432,7 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
                         and abbreviates_phrase(column.name, [t.text for t in said]) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
-    if name.isalpha() and name == column.name and len(name) >= 6:
+    if column.name.isalpha() and column.name.islower() and len(name) >= 6:
         # 'yearacc', 'yearveh': a name run together from words; its first word said alone is half of it, as 'year' is
         # for yearVeh, so 'the year' fits both and is asked about
         out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for t in toks
