@@ -223,7 +223,7 @@ def embed(texts: list[str]) -> np.ndarray:
     found = {t: _EMBEDDINGS[t] for t in texts if t in _EMBEDDINGS}
     missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
-        vectors = _minilm().encode(missing, batch_size=64, show_progress_bar=False, normalize_embeddings=True)
+        vectors = minilm_encoder().encode(missing, batch_size=64, show_progress_bar=False, normalize_embeddings=True)
         new = dict(zip(missing, np.asarray(vectors, dtype=np.float32)))
         found.update(new)
         if len(_EMBEDDINGS) + len(new) > _EMBEDDINGS_MAX:
@@ -232,7 +232,7 @@ def embed(texts: list[str]) -> np.ndarray:
     return np.vstack([found[t] for t in texts]) if texts else np.empty((0, 384), dtype=np.float32)
 
 
-def _minilm():
+def minilm_encoder():
     """The frozen sentence encoder, loaded once per process (not pickled with the model)."""
     global _ENCODER
     if _ENCODER is None:

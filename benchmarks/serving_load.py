@@ -32,7 +32,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 def _cases(scratch: Path) -> dict[str, tuple[str, Path, int]]:
     import pandas as pd
 
-    from automl_agent.benchmark.suite import image_folder
+    from automl_agent.data.library_datasets import image_folder
 
     sms = scratch / "sms.csv"
     pd.read_csv(ROOT / "automl_agent/datasets/sms_spam.csv").sample(1500, random_state=0).to_csv(sms, index=False)

@@ -98,7 +98,7 @@ def _duplicate_columns(folder: Path) -> Path:
 
 
 def _images(folder: Path, damage: str) -> Path:
-    from automl_agent.benchmark.suite import image_folder
+    from automl_agent.data.library_datasets import image_folder
 
     labels = image_folder("digits", folder / "images")
     table = pd.read_csv(labels).head(300)

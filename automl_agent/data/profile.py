@@ -27,7 +27,7 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     text = series.dropna().astype(str)
     if len(text) and text.head(50).str.lower().str.endswith(_IMAGE_SUFFIXES).all():
         return "image"
-    if _looks_like_dates(text):
+    if looks_like_dates(text):
         return "datetime"
     if n_unique >= 0.95 * n_rows:  # a value per row: free text has words, an id (a UUID, a hash, a code) has none
         named_as_id = name in _ID_NAMES or name.endswith(("_id", " id", "uuid", "guid"))
@@ -38,7 +38,7 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     return "categorical"
 
 
-def _looks_like_dates(values: pd.Series) -> bool:
+def looks_like_dates(values: pd.Series) -> bool:
     """Dates or times in every one of the first 50 values and of up to 200 distinct ones; two small numbers with a
     dash or slash and no year ('2-10', '11-100', '3/4') are ranges, scores or fractions, not dates."""
     dated = r"\d{1,4}[-/.:]\d{1,2}"

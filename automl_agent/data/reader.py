@@ -642,9 +642,9 @@ def _time_from_parts(frame: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     assembled from them ('date'), so a forecast can order its rows; the part columns stay as they were. Only whole
     numbers in each part's range count; a table with a month and a day but no year is placed in one year (2000) and
     says so."""
-    from .profile import _looks_like_dates
+    from .profile import looks_like_dates
 
-    if any(pd.api.types.is_datetime64_any_dtype(frame[c]) or (not pd.api.types.is_numeric_dtype(frame[c]) and _looks_like_dates(
+    if any(pd.api.types.is_datetime64_any_dtype(frame[c]) or (not pd.api.types.is_numeric_dtype(frame[c]) and looks_like_dates(
             frame[c].dropna().astype(str))) for c in frame.columns):
         return frame  # the table has its own time column
     found: dict[str, str] = {}

@@ -50,9 +50,9 @@ def _rows(model, task: str, data_path: Path, split: dict, train: np.ndarray):
     frame = read_as_the_scripts_do(data_path)
     X = frame.loc[pd.Index(train), split["features"]]
     if task == "image_classification":
-        from ..reporting.evidence import _images_as_base64
+        from ..reporting.evidence import images_as_base64
 
-        X = _images_as_base64(X, data_path.parent)
+        X = images_as_base64(X, data_path.parent)
     records = json.loads(X.to_json(orient="records"))
     return records, list(np.asarray(model.predict(X)))
 

@@ -125,7 +125,7 @@ def _rows(model, task: str, data_path: Path, split: dict, schema: dict, pictures
     y = frame.loc[test, target] if target and target in frame else None
     shown = X  # the rows as a person gives them (image paths), kept for the demo's examples
     if task == "image_classification":  # the delivered model takes image bytes only, never a server path
-        X = _images_as_base64(X, data_path.parent)
+        X = images_as_base64(X, data_path.parent)
     pred = np.asarray(model.predict(X))
     evidence.y_pred = _plain(pred.astype(str) if task in CLASSIFICATION or task == "tabular_clustering" else pred)
     if y is not None:
@@ -159,7 +159,7 @@ def _clustering_scores(model, X: pd.DataFrame, pred: np.ndarray, truth: list | N
     return clustering_metrics(encoded, pred, truth)  # no encoder: the agreement with the labels only
 
 
-def _images_as_base64(X: pd.DataFrame, base_dir: Path) -> pd.DataFrame:
+def images_as_base64(X: pd.DataFrame, base_dir: Path) -> pd.DataFrame:
     from ..runtime import image_to_base64
 
     column = X.columns[0]

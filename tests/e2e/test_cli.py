@@ -574,7 +574,7 @@ def _forecast_demo_api(url: str, run, tmp_path) -> None:
 @pytest.fixture(scope="module")
 def image_run(tmp_path_factory, churn_run):
     """An image classification run on scikit-learn's digits written out as PNG files and labels.csv."""
-    from automl_agent.benchmark.suite import image_folder
+    from automl_agent.data.library_datasets import image_folder
 
     labels = image_folder("digits", tmp_path_factory.mktemp("images"))
     return _run_in_workspace(churn_run, "Recognise the digit in each image; accuracy at least 0.85.", labels, budget=12)
@@ -609,7 +609,7 @@ def test_an_image_classifier_is_served_over_http(image_run):
 @pytest.fixture(scope="module")
 def graph_run(tmp_path_factory, churn_run):
     """Node classification on Zachary's karate club given as nodes.csv + edges.csv (no node features)."""
-    from automl_agent.benchmark.suite import graph_folder
+    from automl_agent.data.library_datasets import graph_folder
 
     folder = graph_folder("karate", tmp_path_factory.mktemp("graph"))
     return _run_in_workspace(churn_run, "Predict the community of each club member from the friendship graph.", folder,

@@ -11,7 +11,7 @@ import pytest
 from automl_agent.agents.brains.offline import OfflineRules
 from automl_agent.agents.contracts import TaskType
 from automl_agent.agents.prompt_agent import cross_check
-from automl_agent.benchmark.suite import graph_folder
+from automl_agent.data.library_datasets import graph_folder
 from automl_agent.data.graph import is_graph_input, load_graph, profile_graph, split_nodes
 from automl_agent.data.inputs import read_input
 from automl_agent.errors import UserFacingError

@@ -6,7 +6,7 @@ import pytest
 
 from automl_agent.agents.brains.offline import infer_task
 from automl_agent.agents.contracts import TaskType
-from automl_agent.benchmark.suite import image_folder
+from automl_agent.data.library_datasets import image_folder
 from automl_agent.data.profile import profile_table
 from automl_agent.runtime import ImageClassifier, image_to_base64, one_cycle_lr
 

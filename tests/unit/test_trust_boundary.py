@@ -4,12 +4,8 @@ clients, the network) or the agents and flows that hold the run's state and secr
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
+from tests.import_graph import PACKAGE, imports_of, module_file
 
-import automl_agent
-
-PACKAGE = Path(automl_agent.__file__).resolve().parent
 SKELETONS = sorted((PACKAGE / "skeletons").glob("*.py")) + [PACKAGE / "sandbox" / "export_model.py"]
 # what a sandboxed script must never reach, directly or through a module it imports
 PLATFORM_LIBRARIES = {"mlflow", "prefect", "prefect_dask", "bentoml", "gradio", "openai", "httpx", "requests",
@@ -23,37 +19,10 @@ PLATFORM_MODULES = ("automl_agent.agents", "automl_agent.flows", "automl_agent.t
 ALLOWED = {"automl_agent.agents.contracts", "automl_agent.config"}
 
 
-def _module_file(name: str) -> Path | None:
-    parts = name.split(".")[1:]
-    base = PACKAGE.joinpath(*parts)
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _imports(path: Path, module: str) -> set[str]:
-    """Every module a file imports, at its top or inside a function (relative imports resolved)."""
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names if _module_file(f"{base}.{alias.name}")} \
-                if base.startswith("automl_agent") else set()
-    return found
-
-
 def reached_from_the_sandbox() -> dict[str, str]:
     """Each module a training script can reach -> the module that imports it."""
     reached: dict[str, str] = {}
-    todo = [(name, script.name) for script in SKELETONS for name in _imports(script, "automl_agent.skeletons.x")]
+    todo = [(name, script.name) for script in SKELETONS for name in imports_of(script, "automl_agent.skeletons.x")]
     while todo:
         name, via = todo.pop()
         if name in reached:
@@ -63,9 +32,9 @@ def reached_from_the_sandbox() -> dict[str, str]:
             # a package's __init__ runs on the way to any of its modules
             parents = [".".join(name.split(".")[:i]) for i in range(2, len(name.split(".")))]
             for module in [*parents, name]:
-                path = _module_file(module)
+                path = module_file(module)
                 if path is not None:
-                    todo += [(n, module) for n in _imports(path, module)]
+                    todo += [(n, module) for n in imports_of(path, module)]
     return reached
 
 
@@ -81,4 +50,4 @@ def test_no_training_script_can_reach_the_platform():
 def test_the_walk_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "script.py"
     source.write_text("import numpy\n\ndef f():\n    from automl_agent.tracking import Tracker\n    import mlflow\n")
-    assert {"numpy", "automl_agent.tracking", "mlflow"} <= _imports(source, "automl_agent.skeletons.x")
+    assert {"numpy", "automl_agent.tracking", "mlflow"} <= imports_of(source, "automl_agent.skeletons.x")

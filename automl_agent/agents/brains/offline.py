@@ -17,6 +17,7 @@ from ..understanding.exclusions import without_excluded
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
+    GeneratedScript,
     Knowledge, KnowledgeSpec, ManagerOpinion, ModelProposal, ModelSpec, Plan, PlanOutcome, PlanSet, ProblemSpec,
     RequestVerdict, RequirementSpec, TaskType, UserSpec,
 )
@@ -393,9 +394,9 @@ _HANDLERS: dict[str, Callable[..., BaseModel]] = {
 }
 
 
-def _write_script(**inputs: Any) -> BaseModel:
-    from ..operation_agent import offline_write_script
-    return offline_write_script(**inputs)
+def _write_script(spec: RequirementSpec, outcome: PlanOutcome, skeleton: str, previous_error: str) -> GeneratedScript:
+    """The offline brain's script: the skeleton rendered with the chosen plan is already complete."""
+    return GeneratedScript(source=skeleton, notes="rendered from the task skeleton")
 
 
 _HANDLERS["operation.write_script"] = _write_script

@@ -18,13 +18,13 @@ def read_as(instruction: str, columns) -> str:
 def sentence_encoder():
     """similarity(phrase, texts) -> list of cosine similarities, from the bundled MiniLM encoder; None when the
     [text] extra is not installed."""
-    from ...runtime import _minilm, minilm_available
+    from ...runtime import minilm_encoder, minilm_available
 
     if not minilm_available():
         return None
 
     def similarity(phrase: str, texts: list[str]) -> list[float]:
-        vectors = _minilm().encode([phrase, *texts], normalize_embeddings=True, show_progress_bar=False)
+        vectors = minilm_encoder().encode([phrase, *texts], normalize_embeddings=True, show_progress_bar=False)
         return [float(vectors[0] @ v) for v in vectors[1:]]
 
     return similarity

@@ -4,68 +4,27 @@ id' leaves one out. A list that names no column is asked about, never ignored.""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
-from ..metrics import ALIASES
-from .target import CLAUSE_BREAK, CLAUSE_VERBS, NOT_TARGETS, TARGET_VERBS, _list_start, _mentions, _word_matches
+from .clauses import (CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
+from .target import NOT_TARGETS, column_mentions, word_matches
 from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, name_parts, normalise, tokens
 
-# words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
-_INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
-                r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
-                r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
-_ONLY = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
-         r"nothing more than|nothing beyond")
-_COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
-_LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{_COLUMN_NOUNS})\b\s*)*"
-# where a restriction list opens
-_RESTRICT_OPENERS = (
-    rf"\b(?:{_INPUT_VERBS})\s+(?:{_ONLY})\b{_LEAD_IN}",  # 'using only', 'based solely on', 'from just'
-    rf"\b(?:{_ONLY})\s+(?:{_INPUT_VERBS})\b{_LEAD_IN}",  # 'only use', 'just using', 'solely based on'
-    rf"\bthe only (?:{_COLUMN_NOUNS})\s+(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
-    r"(?:use|see|get|be|allowed|permitted|trust(?:ed)?|have|need(?:ed)?|want(?:ed)?|to use)?\s*(?:are|is|should be|"
-    r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
-    rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{_LEAD_IN}",  # 'limit the features to'
-    rf"\bnothing (?:but|except|other than|else than)\b{_LEAD_IN}",
-    rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{_COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
-    r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
-    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
-    r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
-    # should go in', 'price, only carat'
-    # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
-    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
-    # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
-    rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
-    rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{_LEAD_IN}",
-)
-# a list of inputs then 'only' or 'and nothing else': 'with carat and cut only', 'use age and income, nothing else'
-# 'amount and hour of day are the only features we trust': the list opens the sentence
-_ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{_COLUMN_NOUNS}|ones?)\b|"
-              r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
-              r"need|have)\b)")  # 'glucose and age are all it may look at'
-_RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{_INPUT_VERBS}|{_COLUMN_NOUNS}|observed|known|available|recorded|measured|"
-                     r"collected|filled|present|seen|valid|defined|computed|calculated|exist|exists|make sense)\b)",
-                     rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{_COLUMN_NOUNS})|none of the "
-                     rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
-                     rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
-                     rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{_COLUMN_NOUNS})|(?:not|no|nothing)\s+"
-                     rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{_COLUMN_NOUNS}))?)\b")
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
     rf"wouldn't|would not|without|(?:won't|will not|doesn't|does not|don't|do not|can't|cannot) (?:let|allow) "
     rf"(?:us|me|you|it|them|the model)(?: to)?)\s+"
     rf"(?:to\s+)?(?:us(?:e|ing)|includ(?:e|ing)|look(?:ing)? at|consider(?:ing)?|feed(?:ing)?|rel(?:y|ying) on|"
-    rf"touch(?:ing)?|see(?:ing)?)\b(?:\s+(?:it|them|the model|the classifier|the regressor))?{_LEAD_IN}",
+    rf"touch(?:ing)?|see(?:ing)?)\b(?:\s+(?:it|them|the model|the classifier|the regressor))?{LEAD_IN}",
     rf"\b(?:exclud(?:e|es|ed|ing)|ignor(?:e|es|ed|ing)|leav(?:e|es|ing) out|left out|omit(?:s|ted|ting)?|"
     rf"drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|skip(?:s|ped|ping)?|throw(?:ing)? away|disregard(?:s|ed|ing)?)\b"
-    rf"{_LEAD_IN}",
+    rf"{LEAD_IN}",
     rf"\b(?:everything|anything|all else|all the rest|(?:all|every|each|any|the other|other|the rest of the)\s+"
-    rf"(?:{_COLUMN_NOUNS}))\s+(?:except|but|apart from|"
-    rf"besides|other than)(?: for)?\b{_LEAD_IN}",
-    rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{_LEAD_IN}",
+    rf"(?:{COLUMN_NOUNS}))\s+(?:except|but|apart from|"
+    rf"besides|other than)(?: for)?\b{LEAD_IN}",
+    rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{LEAD_IN}",
 )
 # 'leave OverallQual out', 'keep the id out of it'
 _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?|hold(?:ing)?)\s+"
@@ -92,17 +51,6 @@ _NOT_COLUMNS = (r"\s*(?:the\s+|any\s+|all\s+)?(?:rows?|records?|entries|duplicat
                 r"examples?|observations?|cases?|lines?|warnings?)\b")
 # 'drop the values in carat above 3' filters cells, it keeps the column
 _CELL_FILTER = r"\b(?:values?|rows?|cells?|entries|records?)\s+(?:in|of|where|with|from|for)\b|\b(?:where|when|if)\b"
-# in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
-_ITEM_CLAUSES = CLAUSE_BREAK.replace("that|if|whether|what|how)", "that|if|what|how(?!\\s+(?:many|much|long|old|often|far)))")
-assert _ITEM_CLAUSES != CLAUSE_BREAK
-_LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{_ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
-             r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
-             r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
-             r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
-             rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
-             rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
-             rf"{_RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
-             r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
 # 'no depth, no table': said of a column by its exact name
 # ('not RI') in parentheses leaves a column out too; 'predict price, not the carat' says what is not the target
 _NO_COLUMN = (r"(?:(?:^|[,.;:!?(]\s*|\band\s+|\bbut\s+)no|\(\s*not)\s+((?:[`'\"]?[\w. -]+?[`'\"]?)(?:\s*(?:,|\bor\b|\bnor\b)\s*"
@@ -113,7 +61,7 @@ _NOT_EITHER = r"\b(?:not|nor)\s+(?:the\s+|its\s+|their\s+)?([\w.]+(?:\s+[\w.]+)?
 _DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|it)(?:\s+one)?(?:\s+out)?\s*"
               r"(?:too|also|as well|out)?\b")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
-_ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{_COLUMN_NOUNS}|" \
+_ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
 _KIND_WORDS = {"numeric": r"numeric|numerical|number|numbers|quantitative|continuous",
                "categorical": r"categorical|category|categories|qualitative|nominal"}
@@ -144,42 +92,6 @@ class FeatureChoice(BaseModel):
                                              description="items said not to be used that name no column, or several")
 
 
-def _strength(opener: str) -> str:
-    """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
-    'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
-    bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
-    if re.match(r"regress|cluster|group|segment", opener):
-        return "soft"
-    if re.match(r"all\s", opener):
-        return "strong"
-    if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{_COLUMN_NOUNS}|"
-                 r"limit\w*|restrict\w*)\b", opener):
-        return "strong"
-    return "weak"
-
-
-def _list_after(text: str, start: int) -> tuple[int, int]:
-    rest = text[start:]
-    stop = next((m for m in re.finditer(_LIST_END, rest) if rest[:m.start()].strip()), None)
-    end = start + (stop.start() if stop else len(rest))
-    return start, end
-
-
-def _list_before(text: str, end: int) -> tuple[int, int] | None:
-    """The input list that a closing 'only' or 'nothing else' ends, back to its verb ('with carat and cut only'):
-    (where the verb starts, where the list starts)."""
-    head = text[:end]
-    opener = None
-    for m in re.finditer(rf"\b(?:{_INPUT_VERBS})\b{_LEAD_IN}", head):
-        opener = m
-    if opener is None or re.search(r"[;:?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
-        return None
-    if re.search(CLAUSE_BREAK, head[opener.end():]) or re.search(
-            r"\b(?:not|n't|never|don't|dont)\s*$", head[:opener.start()]):  # "don't use prof, it's only an ID"
-        return None
-    return opener.start(), opener.end()
-
-
 def _items(chunk: str) -> list[str]:
     items = []
     for piece in re.split(_ITEM_SPLIT, chunk):
@@ -198,7 +110,7 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
     meaningful = [t.text for t in toks if t.text not in STOPWORDS and t.text not in _GENERIC]
     scored = {}
     for column in columns:
-        evidence = [e for e in _mentions(column, item, toks) if e.how != "values"]
+        evidence = [e for e in column_mentions(column, item, toks) if e.how != "values"]
         if head and meaningful:
             evidence = [e for e in evidence if meaningful[-1] in {t.text for t in tokens(e.words)}]
         best = max((e.score for e in evidence), default=0.0)
@@ -264,7 +176,7 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
-    return any(_word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
+    return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
                                                and token.text.startswith(w))
                for w, ws in zip(parts.words, parts.stems))
 
@@ -300,28 +212,6 @@ def _about_inputs(chunk: str) -> bool:
     return not re.search(_NOT_INPUTS, chunk)
 
 
-@lru_cache(maxsize=64)
-def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
-    """Where the text limits the inputs: (phrase start, list start, list end, phrase end, how sure: see _strength).
-    Also what the target decision treats as inputs ('based only on contract and tenure')."""
-    spans = []
-    for opener in _RESTRICT_OPENERS:
-        for m in re.finditer(opener, text):
-            a, b = _list_after(text, m.end())
-            spans.append((m.start(), a, b, b, _strength(m.group(0))))
-    for closer in _RESTRICT_CLOSERS:
-        for m in re.finditer(closer, text):
-            end = len(text[:m.start()].rstrip(" ,;.-"))
-            found = _list_before(text, end)
-            if found and text[found[1]:end].strip():
-                spans.append((found[0], found[1], end, m.end(), _strength(text[found[0]:found[1]])))
-    for m in re.finditer(_ONLY_ONES, text):
-        sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
-        a = _list_start(text, sentence, m.start())
-        spans.append((a, a, m.start(), m.end(), "strong"))
-    return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
-
-
 def plain(instruction: str) -> str:
     """The instruction as the rules read it: lower case, number words as digits, 'w/' as 'with'."""
     return expand_shorthand(normalise(instruction))
@@ -335,7 +225,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         chunk = text[a:b]
         if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
-        names_inputs = bool(re.search(rf"\b(?:{_COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
+        names_inputs = bool(re.search(rf"\b(?:{COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
         columns, unresolved = _resolve(chunk, profile, target)
         if not columns and not names_inputs and not _about_inputs(chunk):
             continue  # 'using only a CPU', 'only on rows after 2020'
@@ -348,7 +238,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         choice.only_phrase = choice.only_phrase or said[start:end].strip(" ,.;:!?-")
     for opener in _EXCLUDE_OPENERS:
         for m in re.finditer(opener, text):
-            a, b = _list_after(text, m.end())
+            a, b = list_after(text, m.end())
             if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
                 continue
             _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())

@@ -21,30 +21,11 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from ..contracts import ColumnProfile, DataProfile
+from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
-_VERB_STEMS = (r"predict|forecast|estimat|classif|detect|flag|spot|identif|tell|catch|filter|find|model|regress|guess|"
-               r"determin|figur(?:e|es|ed|ing) out|know|label|sort|scor|learn|infer|output|anticipat|project|calculat|"
-               r"comput|work(?:s|ed|ing)? out|decid|recogni[sz]|foresee|distinguish|suggest|recommend|get|giv|say|"
-               r"flag|screen|pick out|look(?:s|ed|ing)? for|see")
-# the verb stems with any ending: 'predicts', 'estimating', 'classifies', 'flagged'
-TARGET_VERBS = rf"(?:{_VERB_STEMS})(?:s|es|ed|d|ing|y|ies|ied|e)?"
-# verbs that start a target clause wherever they stand; the others only after a comma or 'and'/'then'/'to'
-# ('credit score' is not a verb, ', score them' is)
-CLAUSE_VERBS = r"predict\w*|forecast\w*|estimat\w*|classif\w*|detect\w*|regress\w*|guess\w*|determin\w*|infer\w*|anticipat\w*|foresee\w*"
-FEATURE_MARKERS = (r"from|using|use|based on|given|with|by|on the basis of|according to|plus|along with|"
-                   r"as a function of|in terms of")
-NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|exclude|instead of|rather than|ignore|"
-             r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping")
-# 'not missing fraud' means caring about fraud
-NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
-# a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
-CLAUSE_BREAK = (r",\s*(?:so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|"
-                r"that|if|whether|what|how)\b|\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
-                r"find out|look whether|make|keep|show|"
-                r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
 AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|might|may|should|gets?|goes|ends? up|"
                r"is going to|are going to")
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
@@ -142,14 +123,14 @@ def _extends(longer: str, prefix: str) -> bool:
 @lru_cache(maxsize=1)
 def english_vocabulary() -> frozenset[str]:
     """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
-    from ...runtime import _minilm, minilm_available
+    from ...runtime import minilm_encoder, minilm_available
 
     if not minilm_available():
         return frozenset()
-    return frozenset(w for w in _minilm().tokenizer.vocab if w.isalpha())
+    return frozenset(w for w in minilm_encoder().tokenizer.vocab if w.isalpha())
 
 
-def _word_matches(token: Token, word: str, word_stem: str) -> bool:
+def word_matches(token: Token, word: str, word_stem: str) -> bool:
     if token.stem == word_stem or token.text == word or _VERB_NOUNS.get(token.text) in (word_stem, word):
         return True
     if len(word_stem) >= 4 and len(token.stem) >= 4 and (_extends(token.stem, word_stem) or _extends(word_stem, token.stem)):
@@ -220,23 +201,6 @@ def _within(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
-def _list_start(text: str, start: int, end: int) -> int:
-    """Where the list of inputs before 'as features' begins: back over short comma-separated items ('carat, cut and
-    colour as features'), not into the clause before them ('a valuation model for stones, 4cs as features'), nor past
-    'but' or 'X as the label and'."""
-    chunk = text[start:end]
-    cut = [m.end() for m in re.finditer(r"\bbut\b|\bas (?:the |our )?(?:label|target|output|outcome)\b(?:\s+and\b)?", chunk)]
-    if cut:
-        start, chunk = start + cut[-1], chunk[cut[-1]:]
-    pieces = re.split(r",(?![^(]*\))", chunk)
-    kept = [pieces[-1]]
-    for piece in reversed(pieces[:-1]):
-        if len(piece.split()) > 4:
-            break
-        kept.append(piece)
-    return end - len(",".join(reversed(kept)))
-
-
 def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     target = _spans(text, rf"{TARGET_VERBS}|whether", 8, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
     features = []
@@ -279,9 +243,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # "X and Y go in; Z comes out", "X as inputs"
     for m in re.finditer(r"([^.;:]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
                          text):
-        features.append((_list_start(text, m.start(1), m.end(1)), m.end(1)))
-    from .features import input_spans  # features reads mentions the way this module does
-
+        features.append((list_start(text, m.start(1), m.end(1)), m.end(1)))
     # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
     features += [(a, b) for _, a, b, _, _ in input_spans(text)]
     negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]")
@@ -356,7 +318,7 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
     for word, word_stem in zip(parts.words, parts.stems):
         # 'monthly traffic' says how often, not the Month column; 'monthly charges' does say monthly_charges
         direct = [(t, False) for t in words_at if (t.text not in TIME_ADVERBS or t.text == word)
-                  and (_word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts))]
+                  and (word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts))]
         found.append(direct or [(t, True) for t in _concept_matches(word_stem, toks)])
     return found
 
@@ -404,7 +366,7 @@ def _names_the_data(name: str, text: str, start: int) -> bool:
         and not re.match(r"\s*(?:column|field|variable|value)", text[start + len(name):])
 
 
-def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
+def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
     name = column.name.lower()
@@ -471,8 +433,6 @@ def _mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evid
 def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
     """'target: X', 'label column X', 'y = X', 'the X column', 'X as the label', quoted or backticked names; not
     inside a list of inputs ('use `cement` and `water` as the only predictors')."""
-    from .features import input_spans
-
     inputs = [(a, b) for _, a, b, _, _ in input_spans(text)] + _roles(text)["negated"]  # 'do not use the column low'
     for column in sorted(columns, key=lambda c: -len(c.name)):
         n = re.escape(column.name.lower())
@@ -499,8 +459,6 @@ def _by_position(text: str, profile: DataProfile, columns: list[ColumnProfile],
                  roles: dict[str, list[tuple[int, int]]]) -> TargetDecision | None:
     """'it is the last column', 'the 3rd column', 'column 9': a file without a header row has no names to give.
     Not where the words list inputs or leave a column out, and not when a column has that number as its name."""
-    from .features import input_spans
-
     inputs = [(a, b) for _, a, b, _, _ in input_spans(text)]
     names = [c.name for c in profile.columns]
     for match in _POSITION.finditer(text):
@@ -587,7 +545,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if profile.graph is not None and columns:
         named = _explicit(text, [c for c in profile.columns if c.name in profile.target_candidates]) or next(
             (c for c in profile.columns if c.name in profile.target_candidates
-             and any(e.score >= 0.7 for e in _mentions(c, text, toks))), None)
+             and any(e.score >= 0.7 for e in column_mentions(c, text, toks))), None)
         label = named.name if named is not None else columns[0].name
         return TargetDecision(column=label, confidence="high", how="name" if named is not None else "graph",
                               reason=f"the instruction says {label!r}" if named is not None
@@ -606,7 +564,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     spans = [(m.start(), m.end(), c.name) for c in columns
              for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", text) if len(c.name) > 2]
     for column in columns:
-        mentions = [e for e in _mentions(column, text, toks)
+        mentions = [e for e in column_mentions(column, text, toks)
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
                                for a, b, name in spans)]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
@@ -779,7 +737,7 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
     for column in eligible_columns(profile):
         if not classifiable(column):
             continue
-        for e in _mentions(column, text, toks):
+        for e in column_mentions(column, text, toks):
             if e.score < 0.7 or _within(e.start, negated):
                 continue
             before, after = text[max(0, e.start - 60):e.start], text[e.end:e.end + 12]
@@ -812,7 +770,7 @@ def named_but_unusable(instruction: str, profile: DataProfile) -> str | None:
         return " " + re.sub(r"[_\W]+", " ", words.lower()).strip() + " "
 
     column = _explicit(text, constants + ids) or next(
-        (c for c in constants if any(e.score >= 0.7 for e in _mentions(c, text, toks))), None) or next(
+        (c for c in constants if any(e.score >= 0.7 for e in column_mentions(c, text, toks))), None) or next(
         # an id only when its whole name is said ('by customer_id'): 'each student' is not 'student_id'
         (c for c in ids if _said_as_target(c.name, text)), None)
     if column is None:

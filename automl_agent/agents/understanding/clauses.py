@@ -1,0 +1,156 @@
+"""How the rules read the clauses of an instruction: the verbs that open a target clause, the comma that opens a
+new clause, and where a list of inputs begins and ends ('using only carat and cut', 'amount and hour are the only
+features'). Both the target decision and the input decision read sentences this way, so it lives below both."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..metrics import ALIASES
+
+_VERB_STEMS = (r"predict|forecast|estimat|classif|detect|flag|spot|identif|tell|catch|filter|find|model|regress|guess|"
+               r"determin|figur(?:e|es|ed|ing) out|know|label|sort|scor|learn|infer|output|anticipat|project|calculat|"
+               r"comput|work(?:s|ed|ing)? out|decid|recogni[sz]|foresee|distinguish|suggest|recommend|get|giv|say|"
+               r"flag|screen|pick out|look(?:s|ed|ing)? for|see")
+# the verb stems with any ending: 'predicts', 'estimating', 'classifies', 'flagged'
+TARGET_VERBS = rf"(?:{_VERB_STEMS})(?:s|es|ed|d|ing|y|ies|ied|e)?"
+# verbs that start a target clause wherever they stand; the others only after a comma or 'and'/'then'/'to'
+# ('credit score' is not a verb, ', score them' is)
+CLAUSE_VERBS = r"predict\w*|forecast\w*|estimat\w*|classif\w*|detect\w*|regress\w*|guess\w*|determin\w*|infer\w*|anticipat\w*|foresee\w*"
+FEATURE_MARKERS = (r"from|using|use|based on|given|with|by|on the basis of|according to|plus|along with|"
+                   r"as a function of|in terms of")
+NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|exclude|instead of|rather than|ignore|"
+             r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping")
+# 'not missing fraud' means caring about fraud
+NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
+# a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
+_COMMA_CLAUSE_WORDS = r"so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|that|if"
+_AND_THEN_VERB = (r"\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
+                  r"find out|look whether|make|keep|show|"
+                  r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
+CLAUSE_BREAK = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|whether|what|how)\b|{_AND_THEN_VERB}"
+
+# words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
+INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
+                r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
+                r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
+ONLY_WORDS = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
+         r"nothing more than|nothing beyond")
+COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
+LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{COLUMN_NOUNS})\b\s*)*"
+# where a restriction list opens
+_RESTRICT_OPENERS = (
+    rf"\b(?:{INPUT_VERBS})\s+(?:{ONLY_WORDS})\b{LEAD_IN}",  # 'using only', 'based solely on', 'from just'
+    rf"\b(?:{ONLY_WORDS})\s+(?:{INPUT_VERBS})\b{LEAD_IN}",  # 'only use', 'just using', 'solely based on'
+    rf"\bthe only (?:{COLUMN_NOUNS})\s+(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
+    r"(?:use|see|get|be|allowed|permitted|trust(?:ed)?|have|need(?:ed)?|want(?:ed)?|to use)?\s*(?:are|is|should be|"
+    r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
+    rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{LEAD_IN}",  # 'limit the features to'
+    rf"\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",
+    rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
+    r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
+    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
+    r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
+    # should go in', 'price, only carat'
+    # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
+    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
+    # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
+    rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
+    rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{LEAD_IN}",
+)
+# a list of inputs then 'only' or 'and nothing else': 'with carat and cut only', 'use age and income, nothing else'
+# 'amount and hour of day are the only features we trust': the list opens the sentence
+_ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{COLUMN_NOUNS}|ones?)\b|"
+              r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
+              r"need|have)\b)")  # 'glucose and age are all it may look at'
+RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|observed|known|available|recorded|measured|"
+                     r"collected|filled|present|seen|valid|defined|computed|calculated|exist|exists|make sense)\b)",
+                     rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{COLUMN_NOUNS})|none of the "
+                     rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
+                     rf"else|(?:ignore|drop|skip|leave out) the (?:rest|others)|(?:only|just|solely|exclusively) "
+                     rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{COLUMN_NOUNS})|(?:not|no|nothing)\s+"
+                     rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{COLUMN_NOUNS}))?)\b")
+# in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
+ITEM_CLAUSES = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|what|how(?!\s+(?:many|much|long|old|often|far)))\b|{_AND_THEN_VERB}"
+LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+             r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
+             r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
+             r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
+             rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
+             rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
+             rf"{RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
+             r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
+def restriction_strength(opener: str) -> str:
+    """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
+    'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
+    bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
+    if re.match(r"regress|cluster|group|segment", opener):
+        return "soft"
+    if re.match(r"all\s", opener):
+        return "strong"
+    if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{COLUMN_NOUNS}|"
+                 r"limit\w*|restrict\w*)\b", opener):
+        return "strong"
+    return "weak"
+
+
+def list_after(text: str, start: int) -> tuple[int, int]:
+    rest = text[start:]
+    stop = next((m for m in re.finditer(LIST_END, rest) if rest[:m.start()].strip()), None)
+    end = start + (stop.start() if stop else len(rest))
+    return start, end
+
+
+def list_before(text: str, end: int) -> tuple[int, int] | None:
+    """The input list that a closing 'only' or 'nothing else' ends, back to its verb ('with carat and cut only'):
+    (where the verb starts, where the list starts)."""
+    head = text[:end]
+    opener = None
+    for m in re.finditer(rf"\b(?:{INPUT_VERBS})\b{LEAD_IN}", head):
+        opener = m
+    if opener is None or re.search(r"[;:?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
+        return None
+    if re.search(CLAUSE_BREAK, head[opener.end():]) or re.search(
+            r"\b(?:not|n't|never|don't|dont)\s*$", head[:opener.start()]):  # "don't use prof, it's only an ID"
+        return None
+    return opener.start(), opener.end()
+
+
+@lru_cache(maxsize=64)
+def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
+    """Where the text limits the inputs: (phrase start, list start, list end, phrase end, how sure: see restriction_strength).
+    Also what the target decision treats as inputs ('based only on contract and tenure')."""
+    spans = []
+    for opener in _RESTRICT_OPENERS:
+        for m in re.finditer(opener, text):
+            a, b = list_after(text, m.end())
+            spans.append((m.start(), a, b, b, restriction_strength(m.group(0))))
+    for closer in RESTRICT_CLOSERS:
+        for m in re.finditer(closer, text):
+            end = len(text[:m.start()].rstrip(" ,;.-"))
+            found = list_before(text, end)
+            if found and text[found[1]:end].strip():
+                spans.append((found[0], found[1], end, m.end(), restriction_strength(text[found[0]:found[1]])))
+    for m in re.finditer(_ONLY_ONES, text):
+        sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
+        a = list_start(text, sentence, m.start())
+        spans.append((a, a, m.start(), m.end(), "strong"))
+    return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
+
+
+def list_start(text: str, start: int, end: int) -> int:
+    """Where the list of inputs before 'as features' begins: back over short comma-separated items ('carat, cut and
+    colour as features'), not into the clause before them ('a valuation model for stones, 4cs as features'), nor past
+    'but' or 'X as the label and'."""
+    chunk = text[start:end]
+    cut = [m.end() for m in re.finditer(r"\bbut\b|\bas (?:the |our )?(?:label|target|output|outcome)\b(?:\s+and\b)?", chunk)]
+    if cut:
+        start, chunk = start + cut[-1], chunk[cut[-1]:]
+    pieces = re.split(r",(?![^(]*\))", chunk)
+    kept = [pieces[-1]]
+    for piece in reversed(pieces[:-1]):
+        if len(piece.split()) > 4:
+            break
+        kept.append(piece)
+    return end - len(",".join(reversed(kept)))

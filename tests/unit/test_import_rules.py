@@ -1,0 +1,59 @@
+"""The package's imports point one way (issue 31): no two modules import each other (even inside a function), no
+module takes another's private names, and the lower layers (reading data, retrieval, the agents, the sandbox and
+what training scripts import) never reach up into the flows, the CLI, serving or the benchmark."""
+
+from __future__ import annotations
+
+import ast
+
+from tests.import_graph import circles, import_graph, package_modules
+
+CLI = ("automl_agent.cli", "automl_agent.command_groups", "automl_agent.config_commands", "automl_agent.llm_commands",
+       "automl_agent.model_commands", "automl_agent.monitor_commands", "automl_agent.schedule_commands")
+UPPER = ("automl_agent.flows", "automl_agent.tasks", "automl_agent.deployments", "automl_agent.monitoring",
+         "automl_agent.benchmark", "automl_agent.stack", *CLI)
+LOWER = ("automl_agent.data", "automl_agent.retrieval", "automl_agent.agents", "automl_agent.sandbox",
+         "automl_agent.skeletons", "automl_agent.runtime", "automl_agent.evaluation", "automl_agent.search",
+         "automl_agent.estimators", "automl_agent.ensembling", "automl_agent.clustering", "automl_agent.graph_model",
+         "automl_agent.devices", "automl_agent.errors", "automl_agent.config", "automl_agent.knowledge")
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_the_circle_finder_finds_a_circle_and_nothing_else():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_two_modules_of_the_package_import_each_other():
+    graph = import_graph()
+    assert "automl_agent.agents.understanding.clauses" in graph["automl_agent.agents.understanding.target"]
+    found = circles(graph)
+    assert not found, f"import circles (move the shared piece into a module below both): {found}"
+
+
+def test_no_module_imports_another_modules_private_names():
+    taken = []
+    for name, path in package_modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("automl_agent")):
+                taken += [f"{name} takes {alias.name} from {node.module or '.'}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert not taken, "private names used across modules (make them public where they are defined): " + "; ".join(taken)
+
+
+def test_lower_layers_never_import_the_flows_cli_serving_or_benchmark():
+    upward = [f"{name} -> {imported}" for name, imports in import_graph().items() if _within(name, LOWER)
+              for imported in sorted(imports) if _within(imported, UPPER)]
+    assert not upward, f"arrows that run back up: {upward}"
+
+
+def test_only_the_cli_imports_the_cli_and_the_flows():
+    graph = import_graph()
+    reaching = [f"{name} -> {imported}" for name, imports in graph.items() if not _within(name, CLI)
+                for imported in sorted(imports)
+                if _within(imported, CLI) or (_within(imported, ("automl_agent.flows",))
+                                               and not _within(name, ("automl_agent.flows",)))]
+    assert not reaching, f"modules below the CLI that import it or the flows: {reaching}"
