@@ -7,62 +7,32 @@ import os
 import time
 import traceback
 import warnings
-from pathlib import Path
 from typing import Any, Optional
 
-from prefect import flow, unmapped
+from prefect import flow
 from prefect.exceptions import TerminationSignal
-from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
 from .. import context
-from ..agents import operation_agent
 from ..agents.brains.pricing import reference_cost_usd
-from ..agents.feasibility import check_feasible
-from ..agents.contracts import (CLASSIFICATION_TASKS, ImplementationVerdict, PipelineResult, PipelineScript,
-                                RequirementSpec, TaskType)
 from ..config import current_settings
 from ..console import Reporter
 from ..data.finder import find_and_snapshot, resolve_reference
-from ..data.inputs import is_url, localize, read_input
-from ..data import sanity, snapshot
-from ..data.profile import class_balance
+from ..data.inputs import is_url, localize
 from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .. import sandbox
-from ..sandbox import isolation_summary
-from ..scoring import success_score
 from ..training import chosen_pool
 from .. import prompt_registry
 from ..home import user_home
 from ..settings import RunOptions, configure_environment
-from ..retrieval import DataShape, parse_selection
-from ..tasks.common import call_stage
-from ..tasks import delivery, execution, implementation, parsing, planning, request, retrieval
+from ..retrieval import parse_selection
+from ..tasks import delivery
 from ..tracking import Tracker
-from ..workspace import (ConstraintRecord, DataSource, LLMUsage, OpenQuestion, PlanRecord, RunRecord, Workspace,
+from ..workspace import (DataSource, LLMUsage, OpenQuestion, RunRecord, Workspace,
                          new_run_id)
+from . import phases
 from .questions import MAX_QUESTIONS, answered
-
-# image tables point at files beside them and graphs are folders: those are read where they lie
-SNAPSHOT_SKIPPED = {TaskType.image_classification, TaskType.node_classification}
-# tasks whose model learns from input columns (a forecast may have none besides its series)
-INPUT_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering,
-               TaskType.text_classification}
-
-
-class Attempt:
-    """One implementation attempt and how good it was, so the best one ships when none passes."""
-
-    def __init__(self, version: int, script: PipelineScript, result: PipelineResult, verdict: ImplementationVerdict,
-                 plan_title: str):
-        self.version, self.script, self.result, self.verdict, self.plan_title = version, script, result, verdict, plan_title
-
-    def rank(self, spec: RequirementSpec) -> tuple:
-        value = self.result.results.get("primary_metric")
-        value = float("-inf") if value is None else (value if spec.problem.metric_direction == "maximize" else -value)
-        return (self.result.ok, sum(c.satisfied for c in self.verdict.checks), value)
-
 
 def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
     """The run's serializable reference (MLflow parent run created, or reused when resuming) and its context."""
@@ -274,281 +244,32 @@ def _prefect_links() -> tuple[str | None, str | None]:
     return run_id, f"{api_url.rstrip('/').removesuffix('/api')}/runs/flow-run/{run_id}"
 
 
-def data_shape(profile, spec: RequirementSpec) -> DataShape:
-    if profile.graph is not None:
-        return DataShape(rows=profile.graph.n_nodes, columns=profile.graph.n_features, classes=profile.graph.n_classes)
-    classes = len(profile.class_balance) if profile.class_balance else None
-    return DataShape(rows=profile.n_rows, columns=max(0, profile.n_columns - (1 if spec.dataset.target else 0)),
-                     classes=classes)
-
-
-def _note_resumed(ctx: context.StageContext, record: RunRecord, stage_name: str) -> None:
-    record.resumed_stages.append(stage_name)
-    ctx.reporter.detail(f"{stage_name}: resumed from the finished stage of an earlier attempt of this run")
-
-
-def _check_and_snapshot(ctx: context.StageContext, record: RunRecord, frame, profile, spec: RequirementSpec):
-    """The target and leakage rules on the table as read, then the run's snapshot that every later stage reads."""
-    classification = spec.problem.downstream_task in CLASSIFICATION_TASKS
-    compared_only = spec.problem.downstream_task == TaskType.tabular_clustering  # its label is never an input
-    frame, checks = sanity.check(frame, None if compared_only else spec.dataset.target, classification,
-                                 spec.dataset.features or None, Path(record.data_path).name)
-    for note in checks.notes:
-        record.data_notes.append(note)
-        ctx.reporter.always(f"data: {note}")
-    if spec.problem.downstream_task in INPUT_TASKS:
-        kinds_learned_from = {"numeric", "categorical", "boolean"} | (
-            {"text"} if spec.problem.downstream_task == TaskType.text_classification else set())
-        usable = [c.name for c in profile.columns if c.kind in kinds_learned_from and c.name != spec.dataset.target
-                  and c.name not in checks.left_out and c.name not in spec.dataset.excluded
-                  and (not spec.dataset.features or c.name in spec.dataset.features)]
-        sanity.require_inputs(usable, spec.dataset.target, Path(record.data_path).name, checks.left_out)
-    path = snapshot.write(frame, profile.reading, checks, ctx.run_dir, Path(record.data_path).stem)
-    record.data_snapshot = str(path)
-    ctx.tracker.json(ctx.mlflow_run_id, {"reading": profile.reading.model_dump(), "checks": checks.model_dump()},
-                     "data/reading.json")
-    dataset = spec.dataset.model_copy(update={"path": str(path), "left_out": {**spec.dataset.left_out, **checks.left_out}})
-    return frame, spec.model_copy(update={"dataset": dataset})
-
-
 def _run_stages(ctx: context.StageContext, record: RunRecord) -> dict[str, Any]:
-    opts, say, stage = ctx.options, ctx.reporter.detail, ctx.reporter.stage
-    run = ctx.ref
-
-    def stage_call(task, *args):
-        value, cached = call_stage(task, *args)
-        if cached:
-            _note_resumed(ctx, record, task.name)
-        return value
-
-    with stage("request", "INIT: reading data and verifying the request"):
-        frame, profile = read_input(opts.data_path, record.data_path)
-        if record.data_source is not None and record.data_source.source != "url":  # a dataset found or referenced
-            ctx.tracker.dataset_input(ctx.mlflow_run_id, frame, record.data_path, record.data_source.name)
-        verdict = stage_call(request.verify_request, run, opts.instruction, profile)
-        if not verdict.ok:
-            raise UserFacingError(f"Request not accepted: {verdict.feedback}",
-                                  "Rephrase the instruction as a machine-learning task on this data.", status="rejected")
-        shape = (f"graph of {profile.graph.n_nodes} nodes, {profile.graph.n_edges} edges" if profile.graph
-                 else f"{profile.n_rows} rows x {profile.n_columns} columns")
-        say(f"{shape}; request accepted")
-        if profile.reading is not None:
-            record.data_reading = profile.reading.summary()
-            say(f"data: read as {record.data_reading}")
-            for note in profile.reading.notes:
-                record.data_notes.append(note)
-                ctx.reporter.always(f"data: {note}")
-
-    with stage("parse", "INIT: parsing the instruction into a requirement spec"):
-        spec, corrections = stage_call(parsing.parse_instruction, run, opts.instruction, profile, opts.target)
-        if spec.dataset.target and spec.problem.downstream_task in CLASSIFICATION_TASKS:
-            profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
-        record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
-        record.target_reason = spec.dataset.target_reason if spec.dataset.target else None
-        record.audit = spec.audit
-        record.corrections = corrections
-        say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")
-        if spec.dataset.target and spec.dataset.target_reason:
-            say(f"target {spec.dataset.target!r}: {spec.dataset.target_reason}")
-        for c in spec.problem.constraints:
-            say(f"constraint: {c.describe()}")
-        for note in corrections:
-            say(f"cross-check: {note}")
-        if profile.reading is not None and spec.problem.downstream_task not in SNAPSHOT_SKIPPED:
-            frame, spec = _check_and_snapshot(ctx, record, frame, profile, spec)
-        for note in check_feasible(spec, frame, spec.dataset.path, opts.instruction):
-            say(f"data: {note}")
-    ctx.workspace.save(record)
-
-    with stage("retrieve", "PLAN: retrieving knowledge"):
-        knowledge = stage_call(retrieval.retrieve_knowledge, run, spec, data_shape(profile, spec))
-        record.retrieval = knowledge.sources
-        for report in knowledge.sources:
-            say(f"retrieval {report.line()}")
-        if knowledge.family_priors:
-            say("retrieved priors: " + ", ".join(f"{k} {v:.2f}" for k, v in knowledge.family_priors.items()))
-
-    best: Attempt | None = None
+    """The paper's Algorithm 1: INIT, PLAN, EXECUTE, IMPLEMENT, revised with the verifications' feedback until an
+    implementation passes or the revisions run out; then DELIVER the best attempt."""
+    profile, spec = phases.init(ctx, record)
+    knowledge = phases.retrieve(ctx, record, spec, profile)
+    best: phases.Attempt | None = None
     feedback, previous_error = "", ""
-    for revision in range(opts.max_revisions + 1):
+    for revision in range(ctx.options.max_revisions + 1):
         if revision:
-            say(f"revision {revision}: {feedback[:200]}")
-        with stage("plan", f"PLAN: devising {opts.n_plans} plans"):
-            plans = stage_call(planning.make_plans, run, spec, knowledge, opts.n_plans, feedback, revision)
-            for p in plans:
-                say(f"plan {p.plan_id}: {p.title} [{', '.join(p.model_families)}]")
-        if revision == 0:
-            record.plans = [PlanRecord(**p.model_dump(include=set(PlanRecord.model_fields))) for p in plans]
-            record.constraints = [ConstraintRecord(name=c.name, op=c.op, target=c.target)
-                                  for c in spec.problem.constraints]
-        if opts.dry_run:
+            ctx.reporter.detail(f"revision {revision}: {feedback[:200]}")
+        plans = phases.plan(ctx, record, spec, knowledge, feedback, revision)
+        if ctx.options.dry_run:
             record.status, record.message = "planned", "dry run: stopped after PLAN, nothing trained"
             return {}
-        with stage("execute", f"EXECUTE: data and model agents on {len(plans)} plans in parallel"):
-            futures = execution.execute_plan.map(unmapped(run), plans, spec=unmapped(spec), profile=unmapped(profile),
-                                                 top_k=unmapped(opts.top_k), revision=unmapped(revision))
-            ctx.reporter.parts([f"plan {p.plan_id}" for p in plans])
-            for future in as_completed(futures):  # each plan as it finishes; the live panel shows the others running
-                o = future.result()
-                ctx.reporter.part_done(f"plan {o.plan.plan_id}")
-                say(f"plan {o.plan.plan_id}: {o.data.summary}; candidates {[c.model for c in o.model.candidates]}")
-            outcomes = [f.result() for f in futures]
-            if all(f.state.name == "Cached" for f in futures):
-                _note_resumed(ctx, record, execution.execute_plan.name)
-        with stage("verify_execution", "EXECUTE: verifying plan outcomes"):
-            exec_verdict = stage_call(execution.verify_execution, run, spec, outcomes, revision)
-            chosen = next(o for o in outcomes if o.plan.plan_id == exec_verdict.best_plan_id)
-            say(f"chosen plan {chosen.plan.plan_id}: {exec_verdict.reason}")
-            record.chosen_reason = exec_verdict.reason
-        version = revision + 1
-        script, result = _implement(ctx, spec, chosen, version, previous_error, stage_call)
-        if not record.sandbox and result.sandbox:
-            record.sandbox = (f"{result.sandbox} (on work pool {opts.training_pool!r})" if opts.training_pool
-                              else isolation_summary())
-            say(f"sandbox: {record.sandbox}")
-        with stage("verify_implementation", "IMPLEMENT: verifying against the requirements"):
-            imp_verdict = stage_call(implementation.verify_implementation, run, spec, result, version)
-            say(("PASS: " if imp_verdict.passed else "FAIL: ") + imp_verdict.reason)
-        attempt = Attempt(version, script, result, imp_verdict, chosen.plan.title)
+        chosen = phases.execute(ctx, record, spec, profile, plans, revision)
+        attempt = phases.implement(ctx, record, spec, chosen, revision, previous_error)
         if best is None or attempt.rank(spec) > best.rank(spec):
             best = attempt
-        record.revisions = revision
-        if imp_verdict.passed:
+        if attempt.passed:
             break
-        feedback = imp_verdict.reason + (f" Manager: {imp_verdict.manager_opinion}" if imp_verdict.manager_opinion else "")
-        previous_error = result.error
-    assert best is not None
-    return _deliver(ctx, record, spec, best)
-
-
-def _implement(ctx: context.StageContext, spec: RequirementSpec, chosen, version: int, previous_error: str,
-               stage_call) -> tuple[PipelineScript, PipelineResult]:
-    """The operation agent writes the script and the sandbox runs it. An LLM author gets up to --code-attempts tries,
-    each fed the previous static problems or error log; when all fail, the skeleton renderer's script runs."""
-    opts, say, stage, run = ctx.options, ctx.reporter.detail, ctx.reporter.stage, ctx.ref
-    attempts = opts.code_attempts if operation_agent.writes_code(ctx.brain) else 1
-    error = previous_error
-    script: PipelineScript | None = None
-    result: PipelineResult | None = None
-    for attempt in range(1, attempts + 2):
-        fallback = attempt > attempts
-        if fallback and script is not None and script.author == operation_agent.SKELETON_AUTHOR:
-            break  # the last attempt already ran the skeleton's script
-        label = "skeleton renderer (every code attempt failed)" if fallback else f"attempt {attempt}/{attempts}"
-        with stage("write_pipeline", f"IMPLEMENT: operation agent writing the training script ({label})"):
-            script, problems = stage_call(implementation.write_pipeline, run, spec, chosen, version, error, attempt,
-                                          fallback)
-            say(f"{script.path} (by {script.author})")
-        if problems and attempt < attempts:
-            error = "The script was rejected before running: " + "; ".join(problems)
-            continue
-        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
-            result = stage_call(implementation.run_pipeline, run, script, spec, attempt)
-            if result.ok:
-                r = result.results
-                say(f"{r['best_model']}: test {spec.problem.metric} = {r['primary_metric']:.4f} after {r['n_trials']} trials")
-                for line in _search_notes(r):
-                    say(line)
-            else:
-                say(result.error.splitlines()[0])
-        if result.ok and _results_complete(result):
-            break
-        error = result.error or "results.json lacks metrics or primary_metric"
-    assert script is not None and result is not None
-    return script, result
-
-
-def _search_notes(results: dict) -> list[str]:
-    """What the search decided beyond the best trial: trials stopped early or not started, the clustering
-    representation, a blend kept or not."""
-    notes = []
-    stopped = [f"{n} {what}" for n, what in ((results.get("n_pruned"), "stopped early by successive halving"),
-                                              (results.get("n_skipped"), "sampled points not tried: they would "
-                                                                          "have run past the budget"),
-                                              (results.get("n_stopped"), "boosting stopped at the trial's time "
-                                                                          "limit (scored with the rounds built)")) if n]
-    if stopped:
-        notes.append(f"{results.get('n_trials', 0)} trials finished; " + "; ".join(stopped))
-    if results.get("refit_stopped"):
-        notes.append(results["refit_stopped"])
-    if (results.get("representation") or {}).get("reason"):
-        notes.append("representation: " + results["representation"]["reason"])
-    blend = results.get("ensemble")
-    if blend:
-        members = ", ".join(f"{m['model']} (trial {m['trial']}) x{m['weight']:.2f}" for m in blend["members"])
-        verdict = "kept" if blend["kept"] else f"not kept: {blend.get('refused') or 'it breaks a limit'}"
-        notes.append(f"blend of {members}: validation {blend['validation']:.4f} against the best single "
-                     f"{blend['best_single_validation']:.4f}; {verdict}")
-    return notes
-
-
-def _results_complete(result: PipelineResult) -> bool:
-    r = result.results
-    return isinstance(r.get("metrics"), dict) and r.get("primary_metric") is not None
-
-
-def _deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec, best: Attempt) -> dict[str, Any]:
-    record.chosen_plan = best.plan_title
-    record.script_path = best.script.path
-    record.constraints = [ConstraintRecord(**c.model_dump()) for c in best.verdict.checks]
-    n_satisfied = sum(c.satisfied for c in best.verdict.checks)
-    if not best.result.ok:
-        record.status = "failed"
-        record.message = "the training script failed in every attempt; see the script logs in the run folder"
-        return {}
-    results = best.result.results
-    record.metrics = {k: round(float(v), 6) for k, v in results["metrics"].items()}
-    record.best_model = results.get("best_model")
-    for note in sanity.split_notes(results):
-        record.data_notes.append(note)
-        ctx.reporter.always(f"data: {note}")
-    for warning in sanity.score_warnings(results, spec.problem.downstream_task.value):
-        record.warnings.append(warning)
-        ctx.reporter.always(f"WARNING: {warning}")
-    ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
-    ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "n_trials", "cv_score")})
-    with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):
-        registered, model_uri, schema = delivery.register_model(ctx.ref, spec, best.result, best.verdict, best.version)
-        record.registered_model = registered
-        ctx.reporter.detail(f"registered {registered.name} v{registered.version} @{registered.alias}")
-        standing = registered.standing
-        if standing and best.verdict.passed and standing.alias != "champion":
-            kept = (f"@champion stays on v{standing.champion_version}" if standing.champion_version
-                    else "no version holds @champion")
-            record.warnings.append(f"{registered.name} v{registered.version} is @{standing.alias}, not @champion: "
-                                   f"{standing.reason}. {kept}.")
-            ctx.reporter.always(f"WARNING: {record.warnings[-1]}")
-        elif standing:
-            ctx.reporter.detail(f"@champion: {standing.reason}")
-        record.bento_tag = delivery.build_bento(ctx.ref, model_uri, registered, schema)
-        ctx.reporter.detail(f"bento {record.bento_tag}")
-        record.demo_path = delivery.write_demo(ctx.ref, model_uri, spec, schema, _model_card(record, results))
-    standing = record.registered_model.standing if record.registered_model else None
-    useless = bool(best.verdict.passed and standing and standing.alias == "candidate")  # a constant, not a model
-    record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path) and not useless,
-                                         n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
-    if useless:
-        record.status = "failed"
-        record.message = (f"every constraint is met, but the model is no use: {standing.reason}; it is registered with "
-                          f"alias 'candidate', not 'champion'")
-    elif best.verdict.passed:
-        record.status, record.message = "succeeded", ""
-    else:
-        record.status = "failed"
-        record.message = (f"delivered the best model found, but not every constraint is met ({best.verdict.reason}); "
-                          f"it is registered with alias 'candidate', not 'champion'")
-    return results
-
-
-def _model_card(record: RunRecord, results: dict[str, Any]) -> dict[str, Any]:
-    """What the demo page shows above its form: what the model does, how good it is, on what data, and when."""
-    registered = record.registered_model
-    return {"task": record.task_type, "target": record.target, "data": Path(record.data_path).name,
-            "trained_at": record.created_at, "run_id": record.run_id, "model": record.best_model,
-            "metrics": record.metrics, "n_test": results.get("n_test"), "n_train": results.get("n_train"),
-            "constraints": [c.model_dump() for c in record.constraints], "metric": record.metric,
-            "threshold": results.get("threshold"), "positive_label": results.get("positive_label"),
-            "registered": f"{registered.name} v{registered.version} @{registered.alias}" if registered else None}
+        verdict = attempt.verdict
+        feedback = verdict.reason + (f" Manager: {verdict.manager_opinion}" if verdict.manager_opinion else "")
+        previous_error = attempt.result.error
+    if best is None:
+        raise RuntimeError("no implementation was attempted: max_revisions must be at least 0")
+    return phases.deliver(ctx, record, spec, best)
 
 
 def _finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any]) -> None:

@@ -217,7 +217,7 @@ def test_a_warm_start_for_large_tables_is_left_out_on_small_ones():
 
 
 def test_the_run_says_how_many_trials_were_stopped_or_not_started():
-    from automl_agent.flows.automl import _search_notes
+    from automl_agent.flows.phases import search_notes as _search_notes
 
     notes = _search_notes({"n_trials": 9, "n_pruned": 13, "n_skipped": 2})
     assert notes == ["9 trials finished; 13 stopped early by successive halving; 2 sampled points not tried: they "
