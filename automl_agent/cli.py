@@ -257,7 +257,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         _error(exc)
         return EXIT_USAGE
     from .console import Reporter
-    from .flows.automl import automl_flow, make_task_runner
+    from .flows.automl import automl_flow
+    from .flows.task_runners import make_task_runner
     from .workspace import new_run_id
 
     if options.training_pool and _prefect_mode(args.prefect) == "ephemeral":
@@ -276,8 +277,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if prefect_server is not None:
         _wait_for_prefect(prefect_server, reporter)
     try:
-        flow_to_run = automl_flow.with_options(task_runner=make_task_runner()) if current_settings(
-            ).task_runner else automl_flow
+        make_task_runner()  # a wrong AUTOML_AGENT_TASK_RUNNER is said here; the flow builds its own at the start
+        flow_to_run = automl_flow
     except UserFacingError as exc:
         _error(exc)
         return EXIT_USAGE

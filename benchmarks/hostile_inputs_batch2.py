@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape as xml_escape
 import numpy as np
 import pandas as pd
 
-from hostile_inputs import (ASK_LABELS, CHURN_OK, CLEAR_BUDGET, Case, b_bytes, b_csv, churn_df, inputs_exclude,
+from hostile_cases import (ASK_LABELS, CHURN_OK, CLEAR_BUDGET, Case, b_bytes, b_csv, churn_df, inputs_exclude,
                             inputs_include, levels_contain, metric_between, n_classes, n_inputs,
                             numeric, post_refused_before_training, rows_used, save, succeeded, target_is, task_is,
                             test_rows_seen_in_training, write_xlsx_rows)

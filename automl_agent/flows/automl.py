@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 import traceback
 import warnings
@@ -11,7 +10,6 @@ from typing import Any, Optional
 
 from prefect import flow
 from prefect.exceptions import TerminationSignal
-from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
 from .. import context
@@ -33,6 +31,7 @@ from ..workspace import (DataSource, LLMUsage, OpenQuestion, RunRecord, Workspac
                          new_run_id)
 from . import phases
 from .questions import MAX_QUESTIONS, answered
+from .task_runners import ConfiguredTaskRunner
 
 def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
     """The run's serializable reference (MLflow parent run created, or reused when resuming) and its context."""
@@ -52,31 +51,7 @@ def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
     return context.get(ref)
 
 
-def make_task_runner():
-    """The task runner for the mapped plans: threads in the flow's process (default), or Dask when
-    AUTOML_AGENT_TASK_RUNNER is `dask` (a local cluster of worker processes) or `dask:ADDRESS` (a running cluster)."""
-    configured = current_settings().task_runner
-    setting = "threads" if configured is None else configured  # set but empty: an error, as ever
-    if setting == "threads":
-        return ThreadPoolTaskRunner(max_workers=4)
-    if setting == "dask" or setting.startswith("dask:"):
-        import logging
-
-        from prefect_dask import DaskTaskRunner
-
-        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")  # the cluster's chatter is not the user's news
-        logging.getLogger("distributed").setLevel(logging.WARNING)
-
-        address = setting.partition(":")[2]
-        if address:
-            return DaskTaskRunner(address=address)
-        return DaskTaskRunner(cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True,
-                                             "dashboard_address": None})
-    raise UserFacingError(f"Unknown AUTOML_AGENT_TASK_RUNNER {setting!r}.",
-                          "Use 'threads' (default), 'dask' (a local Dask cluster) or 'dask:tcp://HOST:PORT'.")
-
-
-@flow(name="automl-agent", flow_run_name="automl-{options.run_id}", task_runner=ThreadPoolTaskRunner(max_workers=4),
+@flow(name="automl-agent", flow_run_name="automl-{options.run_id}", task_runner=ConfiguredTaskRunner(),
       log_prints=False, persist_result=True)
 def automl_flow(options: RunOptions) -> RunRecord:
     """The CLI's entry: typed options; progress goes to the reporter the caller attached for this run id (a flow
@@ -89,7 +64,7 @@ def automl_flow(options: RunOptions) -> RunRecord:
     return run_automl(options, reporter)
 
 
-@flow(name="automl-agent", task_runner=make_task_runner(), log_prints=False, persist_result=True)
+@flow(name="automl-agent", task_runner=ConfiguredTaskRunner(), log_prints=False, persist_result=True)
 def run(
     instruction: str = Field(description="The task in one sentence, with any constraints, e.g. 'Predict churn; F1 at "
                                          "least 0.6, under 10 ms per prediction'."),

@@ -189,7 +189,7 @@ def test_retrieval_endpoints_keep_their_order_and_cleaning(clean_env):
 
 def test_task_runner_and_prefect_mode(clean_env):
     from automl_agent.cli import _prefect_mode
-    from automl_agent.flows.automl import make_task_runner
+    from automl_agent.flows.task_runners import make_task_runner
 
     assert type(make_task_runner()).__name__ == "ThreadPoolTaskRunner"
     clean_env.setenv("AUTOML_AGENT_TASK_RUNNER", "")
@@ -351,3 +351,21 @@ def test_the_table_has_a_row_per_setting_and_pattern():
 
 def test_the_readme_links_the_settings_doc():
     assert "docs/howto/settings.md" in (ROOT / "README.md").read_text()
+
+
+def test_the_flows_read_the_task_runner_setting_when_a_run_starts_not_at_import(clean_env):
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from automl_agent.flows.automl import automl_flow, run
+    from automl_agent.flows.task_runners import ConfiguredTaskRunner
+
+    assert isinstance(run.task_runner, ConfiguredTaskRunner) and isinstance(automl_flow.task_runner, ConfiguredTaskRunner)
+    runner = run.task_runner.duplicate()
+    assert runner.inner is None  # nothing built yet
+    clean_env.setenv("AUTOML_AGENT_TASK_RUNNER", "processes")  # set after the import: read at the start
+    with pytest.raises(UserFacingError, match="processes"):
+        runner.__enter__()
+    clean_env.setenv("AUTOML_AGENT_TASK_RUNNER", "threads")
+    with runner.duplicate() as started:
+        assert isinstance(started.inner, ThreadPoolTaskRunner) and started._started
+    assert started.inner is None and not started._started
