@@ -203,7 +203,7 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
     workers = [c for c in info.components if c.pool]
     _wait(lambda: _workers_online(server.api_url, pools), "the work pools' workers", workers[0])
     if "gpu" in pools:
-        from .devices import training_device
+        from .trainkit.devices import training_device
 
         if training_device() != "cuda":
             info.notes.append("this machine has no GPU torch can use: the gpu pool's worker trains on the CPU here "

@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_METADATA_KEY = "automl_agent_schema"
 TRUSTED_MODULES = ("sklearn.", "lightgbm.", "catboost.core.", "numpy.", "scipy.", "collections.", "builtins.",
-                   "automl_agent.runtime.", "automl_agent.graph_model.")
+                   "automl_agent.trainkit.runtime.", "automl_agent.trainkit.graph_model.",
+                   "automl_agent.runtime.", "automl_agent.graph_model.")  # the last two: models saved before the move
 # the model libraries a delivered model may need beyond the base set, by the module prefix of its types
 OPTIONAL_LIBRARIES = {"catboost.": "catboost"}
 

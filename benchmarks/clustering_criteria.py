@@ -25,9 +25,9 @@ from sklearn import metrics as skm
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from automl_agent.runtime import CLUSTER_REPRESENTATIONS, ClusterSpace, FrameEncoder  # noqa: E402
-from automl_agent.clustering import k_params  # noqa: E402
-from automl_agent.estimators import make_estimator  # noqa: E402
+from automl_agent.trainkit.runtime import CLUSTER_REPRESENTATIONS, ClusterSpace, FrameEncoder  # noqa: E402
+from automl_agent.trainkit.clustering import k_params  # noqa: E402
+from automl_agent.trainkit.estimators import make_estimator  # noqa: E402
 
 DATASETS = {"penguins": ("automl_agent/datasets/penguins.csv", "species"), "crabs": ("automl_agent/datasets/crabs.csv", "group"),
             "wine": ("sklearn:wine", "cultivar"), "iris": ("sklearn:iris", "species")}

@@ -147,7 +147,7 @@ def check_images(spec: RequirementSpec, frame: pd.DataFrame, data_path: str) -> 
                   None)
     if column is None:
         return []
-    from ..runtime import unreadable_images
+    from ..trainkit.runtime import unreadable_images
 
     paths = frame[column].dropna().astype(str).tolist()
     missing, broken = unreadable_images(paths, str(Path(data_path).resolve().parent))

@@ -118,7 +118,7 @@ def _tfidf_logistic(X, y, train, test, metric) -> float:
 
 
 def _seasonal_naive(frame: pd.DataFrame, split: dict, metric: str) -> float:
-    from ..runtime import WindowForecaster, ordered_series, series_windows
+    from ..trainkit.runtime import WindowForecaster, ordered_series, series_windows
 
     values, _ = ordered_series(frame, split["time_column"], split["target"])
     history, horizon = split["input_seq_len"], split["pred_seq_len"]
@@ -131,7 +131,7 @@ def _seasonal_naive(frame: pd.DataFrame, split: dict, metric: str) -> float:
 def _pixels_logistic(frame: pd.DataFrame, split: dict, metric: str, base_dir: Path) -> float:
     from PIL import Image
 
-    from ..runtime import ImageClassifier
+    from ..trainkit.runtime import ImageClassifier
 
     column, target = split["features"][0], split["target"]
     with Image.open(base_dir / str(frame[column].iloc[0])) as first:
@@ -186,7 +186,7 @@ def _score(metric: str, y_true: pd.Series, y_pred, y_train: pd.Series) -> float:
 def _kmeans(X: pd.DataFrame, labels: pd.Series, test, metric: str, seed: int) -> float:
     from sklearn.cluster import KMeans
 
-    from ..runtime import FrameEncoder
+    from ..trainkit.runtime import FrameEncoder
 
     numeric = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
     categorical = [c for c in X.columns if c not in numeric]

@@ -19,7 +19,7 @@ from automl_agent.config import current_settings
 from automl_agent.deployments.batching import AdaptiveBatcher
 from automl_agent.deployments.middleware import RequestGuard
 from automl_agent.deployments.payload import PayloadError, check_records, records_frame
-from automl_agent.graph_model import UnknownNodeError
+from automl_agent.trainkit.graph_model import UnknownNodeError
 from automl_agent.monitoring.reference import REFERENCE_FILE
 from automl_agent.monitoring.served_log import ServedLog, log_folder
 from automl_agent.monitoring.service_metrics import PredictionMetrics

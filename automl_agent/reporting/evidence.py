@@ -99,7 +99,7 @@ def _plain(values) -> list[Any]:
 
 def _scores(evidence: HeldOutEvidence, pos_label: str | None) -> dict[str, float]:
     """The task's metrics on the held-out rows, from what the model answered here."""
-    from ..evaluation import classification_metrics, regression_metrics
+    from ..trainkit.evaluation import classification_metrics, regression_metrics
 
     if evidence.task == "tabular_clustering":
         return {}  # measured in _rows, where the encoded rows are at hand
@@ -151,7 +151,7 @@ def _rows(model, task: str, data_path: Path, split: dict, schema: dict, pictures
 
 
 def _clustering_scores(model, X: pd.DataFrame, pred: np.ndarray, truth: list | None) -> dict[str, float]:
-    from ..evaluation import clustering_metrics
+    from ..trainkit.evaluation import clustering_metrics
 
     encoded = model[:-1].transform(X) if hasattr(model, "steps") else None
     if encoded is not None:
@@ -160,7 +160,7 @@ def _clustering_scores(model, X: pd.DataFrame, pred: np.ndarray, truth: list | N
 
 
 def images_as_base64(X: pd.DataFrame, base_dir: Path) -> pd.DataFrame:
-    from ..runtime import image_to_base64
+    from ..trainkit.runtime import image_to_base64
 
     column = X.columns[0]
     paths = [Path(str(p)) if Path(str(p)).is_absolute() else base_dir / str(p) for p in X[column]]
@@ -199,7 +199,7 @@ def _importance(model, X: pd.DataFrame, y: pd.Series, task: str, evidence: HeldO
 
 
 def _forecast(model, task: str, data_path: Path, split: dict) -> HeldOutEvidence:
-    from ..runtime import ordered_series, series_windows
+    from ..trainkit.runtime import ordered_series, series_windows
 
     values, _ = ordered_series(read_as_the_scripts_do(data_path), split["time_column"], split["target"])
     history, horizon = split["input_seq_len"], split["pred_seq_len"]

@@ -22,9 +22,9 @@ import optuna
 import pandas as pd
 from sklearn import metrics as skm
 
-from automl_agent.evaluation import time_requests, write_results
-from automl_agent.runtime import WindowForecaster, ordered_series, series_windows
-from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate
+from automl_agent.trainkit.evaluation import time_requests, write_results
+from automl_agent.trainkit.runtime import WindowForecaster, ordered_series, series_windows
+from automl_agent.trainkit.search import enqueue_defaults, progress_printer, suggest_candidate
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)

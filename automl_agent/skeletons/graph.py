@@ -21,9 +21,9 @@ import joblib
 import optuna
 
 from automl_agent.data.graph import load_graph, split_nodes
-from automl_agent.evaluation import label_metrics, time_requests, write_results
-from automl_agent.graph_model import GraphNodeClassifier
-from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
+from automl_agent.trainkit.evaluation import label_metrics, time_requests, write_results
+from automl_agent.trainkit.graph_model import GraphNodeClassifier
+from automl_agent.trainkit.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)

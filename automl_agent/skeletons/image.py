@@ -21,9 +21,9 @@ import optuna
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from automl_agent.evaluation import label_metrics, time_requests, write_results
-from automl_agent.runtime import ImageClassifier, forget_images, image_to_base64, unreadable_images
-from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
+from automl_agent.trainkit.evaluation import label_metrics, time_requests, write_results
+from automl_agent.trainkit.runtime import ImageClassifier, forget_images, image_to_base64, unreadable_images
+from automl_agent.trainkit.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)

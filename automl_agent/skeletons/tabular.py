@@ -23,14 +23,14 @@ import pandas as pd
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 
-from automl_agent.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
+from automl_agent.trainkit.evaluation import (best_threshold, classification_metrics, clustering_metrics, count_parameters,
                                      regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent import ensembling
-from automl_agent.estimators import (CLASSIFICATION_TASKS, ROUNDS_PARAM, SCALED_MODELS, TrainingDeadline,
+from automl_agent.trainkit.estimators import (CLASSIFICATION_TASKS, ROUNDS_PARAM, SCALED_MODELS, TrainingDeadline,
                                      deadline_fit_params, make_estimator, prefers_log_target)
-from automl_agent.clustering import choose_representation, k_params
-from automl_agent.runtime import ClusterSpace, FrameEncoder, forget_embeddings
-from automl_agent.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
+from automl_agent.trainkit.clustering import choose_representation, k_params
+from automl_agent.trainkit.runtime import ClusterSpace, FrameEncoder, forget_embeddings
+from automl_agent.trainkit.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
 
 warnings.filterwarnings("ignore")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -102,7 +102,7 @@ def build_preprocessor(model_key: str, params: dict | None = None):
     """Median imputation, optional standardisation, one-hot encoding (top levels; unseen -> all zeros); free text
     becomes TF-IDF n-grams, or sentence embeddings from a frozen pretrained encoder for the minilm models."""
     if TEXT:
-        from automl_agent.runtime import TextEncoder
+        from automl_agent.trainkit.runtime import TextEncoder
         params = params or {}
         return TextEncoder(text=TEXT, numeric=CONFIG["numeric"], categorical=CONFIG["categorical"],
                            kind="minilm" if model_key.startswith("minilm") else "tfidf",

@@ -581,7 +581,7 @@ def image_run(tmp_path_factory, churn_run):
 
 
 def test_an_image_classifier_is_served_over_http(image_run):
-    from automl_agent.runtime import image_to_base64
+    from automl_agent.trainkit.runtime import image_to_base64
 
     workdir, proc, env = image_run
     assert proc.returncode == 0, proc.stderr[-3000:]

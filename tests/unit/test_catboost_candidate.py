@@ -13,11 +13,11 @@ from sklearn.pipeline import Pipeline
 from automl_agent.agents import knowledge_base
 from automl_agent.agents.contracts import TaskType
 from automl_agent.deployments.packaging import optional_libraries
-from automl_agent.estimators import make_estimator
-from automl_agent.evaluation import count_parameters
+from automl_agent.trainkit.estimators import make_estimator
+from automl_agent.trainkit.evaluation import count_parameters
 from automl_agent.model_export import load_trained_model
 from automl_agent.retrieval.sources.openml_source import family_of
-from automl_agent.runtime import FrameEncoder
+from automl_agent.trainkit.runtime import FrameEncoder
 from automl_agent.tracking import model_libraries, trusted_types
 
 pytest.importorskip("catboost")

@@ -189,7 +189,7 @@ def test_aliases_move_with_their_reasons_and_a_rollback_retraces_the_line(tmp_pa
 def test_a_clusterer_without_an_encoder_is_scored_by_its_own_answers(churn_like, tmp_path):
     from sklearn.cluster import KMeans
 
-    from automl_agent.evaluation import clustering_metrics
+    from automl_agent.trainkit.evaluation import clustering_metrics
 
     frame, data, train = churn_like
     model = KMeans(n_clusters=2, n_init=3, random_state=0).fit(frame.loc[train, ["tenure"]])

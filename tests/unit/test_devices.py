@@ -67,7 +67,7 @@ def test_the_cnn_trains_on_the_chosen_device_and_saves_cpu_weights(monkeypatch, 
 
 
 def test_results_record_the_device(tmp_path, monkeypatch):
-    from automl_agent.evaluation import write_results
+    from automl_agent.trainkit.evaluation import write_results
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(devices, "training_device", lambda: "cpu")

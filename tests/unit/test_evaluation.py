@@ -7,7 +7,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
 from automl_agent import evaluation
-from automl_agent.runtime import FrameEncoder
+from automl_agent.trainkit.runtime import FrameEncoder
 
 
 def test_binary_metrics_score_the_positive_label_and_multiclass_ones_are_macro_averaged():
@@ -69,7 +69,7 @@ def test_label_metrics_are_binary_on_the_last_label_and_macro_for_more_classes()
 def test_an_enqueued_default_trial_tries_that_candidate_with_its_defaults():
     import optuna
 
-    from automl_agent.search import enqueue_defaults, suggest_candidate, trial_time_limit
+    from automl_agent.trainkit.search import enqueue_defaults, suggest_candidate, trial_time_limit
 
     candidates = [{"model": "a", "hyperparameters": {"x": 3}, "search_space": {"x": {"type": "int", "low": 1, "high": 9}}},
                   {"model": "b", "hyperparameters": {"c": "q"},

@@ -9,7 +9,7 @@ from automl_agent.agents.constraints import requested_windows
 from automl_agent.agents.contracts import TaskType
 from automl_agent.agents.prompt_agent import cross_check
 from automl_agent.data.profile import profile_table
-from automl_agent.runtime import WindowForecaster
+from automl_agent.trainkit.runtime import WindowForecaster
 from tests.conftest import DATASETS
 
 

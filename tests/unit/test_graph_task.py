@@ -15,7 +15,7 @@ from automl_agent.data.library_datasets import graph_folder
 from automl_agent.data.graph import is_graph_input, load_graph, profile_graph, split_nodes
 from automl_agent.data.inputs import read_input
 from automl_agent.errors import UserFacingError
-from automl_agent.graph_model import GraphNodeClassifier, UnknownNodeError
+from automl_agent.trainkit.graph_model import GraphNodeClassifier, UnknownNodeError
 from tests.conftest import DATASETS
 
 CORA = DATASETS / "cora"

@@ -8,7 +8,7 @@ from automl_agent.agents.brains.offline import infer_task
 from automl_agent.agents.contracts import TaskType
 from automl_agent.data.library_datasets import image_folder
 from automl_agent.data.profile import profile_table
-from automl_agent.runtime import ImageClassifier, image_to_base64, one_cycle_lr
+from automl_agent.trainkit.runtime import ImageClassifier, image_to_base64, one_cycle_lr
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +36,8 @@ def test_classifier_learns_from_files_and_predicts_from_base64(digits, kind, flo
     encoded = pd.DataFrame({"image": [image_to_base64(str(labels.parent / p)) for p in frame["image"][500:510]]})
     model.base_dir = None
     saved = skops.io.dumps(model)
-    assert skops.io.get_untrusted_types(data=saved) == ["automl_agent.runtime.ImageClassifier"]
-    restored = skops.io.loads(saved, trusted=["automl_agent.runtime.ImageClassifier"])
+    assert skops.io.get_untrusted_types(data=saved) == ["automl_agent.trainkit.runtime.ImageClassifier"]
+    restored = skops.io.loads(saved, trusted=["automl_agent.trainkit.runtime.ImageClassifier"])
     assert list(restored.predict(encoded)) == list(model.predict(encoded))
 
 

@@ -13,9 +13,8 @@ CLI = ("automl_agent.cli", "automl_agent.command_groups", "automl_agent.config_c
 UPPER = ("automl_agent.flows", "automl_agent.tasks", "automl_agent.deployments", "automl_agent.monitoring",
          "automl_agent.benchmark", "automl_agent.stack", *CLI)
 LOWER = ("automl_agent.data", "automl_agent.retrieval", "automl_agent.agents", "automl_agent.sandbox",
-         "automl_agent.skeletons", "automl_agent.runtime", "automl_agent.evaluation", "automl_agent.search",
-         "automl_agent.estimators", "automl_agent.ensembling", "automl_agent.clustering", "automl_agent.graph_model",
-         "automl_agent.devices", "automl_agent.errors", "automl_agent.config", "automl_agent.knowledge")
+         "automl_agent.skeletons", "automl_agent.trainkit", "automl_agent.errors", "automl_agent.config",
+         "automl_agent.knowledge")
 
 
 def _within(name: str, prefixes: tuple[str, ...]) -> bool:

@@ -105,7 +105,7 @@ def test_every_library_the_service_and_its_model_import_is_pinned():
     served-bento test in a clean venv proves the whole for a table."""
     modules = json.loads(subprocess.run([sys.executable, "-c", SERVED_MODULES], capture_output=True, text=True,
                                         check=True).stdout)
-    assert "automl_agent.deployments.payload" in modules and "automl_agent.runtime" in modules
+    assert "automl_agent.deployments.payload" in modules and "automl_agent.trainkit.runtime" in modules
     needed = {"bentoml", "mlflow", "skops"}.union(*(_top_level_imports(m) for m in modules))
     owners = packages_distributions()
     pinned = _names(portable.pinned_closure(portable.served_libraries("tabular_classification")))

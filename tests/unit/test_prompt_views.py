@@ -85,7 +85,7 @@ def test_the_llm_reads_the_skeleton_without_comments_but_with_the_same_code():
 def test_every_tabular_and_text_model_of_the_knowledge_base_builds_from_its_defaults():
     import pytest
 
-    from automl_agent.estimators import make_estimator
+    from automl_agent.trainkit.estimators import make_estimator
 
     for task in (TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering,
                  TaskType.text_classification):

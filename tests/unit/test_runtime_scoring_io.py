@@ -4,7 +4,7 @@ import pytest
 
 from automl_agent.data.io import read_table
 from automl_agent.errors import UserFacingError
-from automl_agent.runtime import FrameEncoder
+from automl_agent.trainkit.runtime import FrameEncoder
 from automl_agent.scoring import comprehensive_score, normalised_performance, success_score
 
 

@@ -12,9 +12,9 @@ from sklearn.linear_model import Ridge
 from sklearn.pipeline import Pipeline
 
 from automl_agent import ensembling, evaluation
-from automl_agent.estimators import prefers_log_target
-from automl_agent.runtime import FrameEncoder
-from automl_agent.search import enqueue_defaults
+from automl_agent.trainkit.estimators import prefers_log_target
+from automl_agent.trainkit.runtime import FrameEncoder
+from automl_agent.trainkit.search import enqueue_defaults
 
 RNG = np.random.default_rng(0)
 
@@ -126,8 +126,8 @@ def test_a_dominant_size_factor_is_removed_and_the_groups_appear():
     from sklearn.cluster import KMeans
     from sklearn.metrics import rand_score
 
-    from automl_agent.clustering import choose_representation
-    from automl_agent.runtime import ClusterSpace
+    from automl_agent.trainkit.clustering import choose_representation
+    from automl_agent.trainkit.runtime import ClusterSpace
 
     values, groups = _body_measurements()
     chosen = choose_representation(values)
@@ -145,13 +145,13 @@ def test_a_dominant_size_factor_is_removed_and_the_groups_appear():
     (np.abs(RNG.normal(5, 1, (200, 2))), "scaled"),  # too few columns to speak of a factor
 ])
 def test_tables_without_a_size_factor_are_standardised_as_before(values, kind):
-    from automl_agent.clustering import choose_representation
+    from automl_agent.trainkit.clustering import choose_representation
 
     assert choose_representation(values)["kind"] == kind
 
 
 def test_the_cluster_space_keeps_one_hot_columns_and_is_fitted_on_training_rows_only():
-    from automl_agent.runtime import ClusterSpace
+    from automl_agent.trainkit.runtime import ClusterSpace
 
     values, _ = _body_measurements(20)
     with_one_hot = np.hstack([values, np.eye(2)[np.arange(len(values)) % 2]])

@@ -10,7 +10,7 @@ from automl_agent.agents.brains.offline import OfflineRules, infer_task
 from automl_agent.agents.contracts import TaskType
 from automl_agent.agents.prompt_agent import cross_check
 from automl_agent.data.profile import profile_table
-from automl_agent.runtime import TextEncoder
+from automl_agent.trainkit.runtime import TextEncoder
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_tfidf_encoder_saves_compact_state_and_transforms_identically(sms):
     import skops.io
 
     encoder = TextEncoder(text=["message"], char_ngrams=True).fit(sms)
-    restored = skops.io.loads(skops.io.dumps(encoder), trusted=["automl_agent.runtime.TextEncoder"])
+    restored = skops.io.loads(skops.io.dumps(encoder), trusted=["automl_agent.trainkit.runtime.TextEncoder"])
     assert abs(restored.transform(sms.head(20)) - encoder.transform(sms.head(20))).sum() == 0
     assert abs(pickle.loads(pickle.dumps(encoder)).transform(sms.head(5)) - encoder.transform(sms.head(5))).sum() == 0
     assert len(skops.io.dumps(encoder)) < 5_000_000

@@ -7,7 +7,7 @@ import pytest
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
-from automl_agent.estimators import ROUNDS_PARAM, TrainingDeadline, deadline_fit_params, make_estimator
+from automl_agent.trainkit.estimators import ROUNDS_PARAM, TrainingDeadline, deadline_fit_params, make_estimator
 
 
 def _table(rows: int = 20_000):

@@ -18,7 +18,7 @@ def read_as(instruction: str, columns) -> str:
 def sentence_encoder():
     """similarity(phrase, texts) -> list of cosine similarities, from the bundled MiniLM encoder; None when the
     [text] extra is not installed."""
-    from ...runtime import minilm_encoder, minilm_available
+    from ...trainkit.runtime import minilm_encoder, minilm_available
 
     if not minilm_available():
         return None

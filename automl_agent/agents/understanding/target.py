@@ -123,7 +123,7 @@ def _extends(longer: str, prefix: str) -> bool:
 @lru_cache(maxsize=1)
 def english_vocabulary() -> frozenset[str]:
     """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
-    from ...runtime import minilm_encoder, minilm_available
+    from ...trainkit.runtime import minilm_encoder, minilm_available
 
     if not minilm_available():
         return frozenset()
