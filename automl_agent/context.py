@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from .agents.brains.base import RecordingBrain, Transcript
 from .console import Reporter
 from .settings import RunOptions
-from .tracking import Tracker
+from .platform.tracking import Tracker
 from .workspace import Workspace
 
 EXPERIMENT = "automl-agent"

@@ -11,7 +11,7 @@ from typing import Any
 
 from .errors import UserFacingError
 from .sandbox import run_script
-from .tracking import TRUSTED_MODULES  # the registry accepts the same families
+from .platform.tracking import TRUSTED_MODULES  # the registry accepts the same families
 
 EXPORT_SCRIPT = Path(__file__).resolve().parent / "sandbox" / "export_model.py"
 

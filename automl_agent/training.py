@@ -92,7 +92,7 @@ def run_job(job: TrainingJob, on_line: Callable[[str], None] | None = None,
             flow_run_id: str | None = None) -> TrainingOutcome:
     """On the worker: fetch the inputs, run the script in the sandbox, send back what it wrote."""
     from .sandbox import run_script
-    from .tracking import Tracker
+    from .platform.tracking import Tracker
 
     tracker = Tracker.for_artifacts(job.tracking_uri)
     with tempfile.TemporaryDirectory(prefix="automl-train-") as tmp:

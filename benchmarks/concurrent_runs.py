@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 CHURN = ROOT / "automl_agent" / "datasets" / "churn.csv"
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 

@@ -28,7 +28,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 RESULTS = ROOT / "benchmarks" / "results"
 TABLES = {  # table -> (instruction, target)
     "diamonds": ("predict the price of a diamond", "price"),

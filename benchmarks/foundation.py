@@ -54,7 +54,7 @@ def default_lightgbm(case: dict, features: list[str]) -> float:
 
 def run_case(case: dict, budget: float, workdir: Path) -> dict:
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), "run", case["instruction"],
+    proc = subprocess.run([sys.executable, "-m", "automl_agent.cli.app", "--workdir", str(workdir), "run", case["instruction"],
                            "--data", str(DATASETS / case["file"]), "--budget", str(budget), "--json", "--quiet"],
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -92,7 +92,7 @@ def main() -> int:
             print(f"running {case['name']} ({start} workspace) ...", file=sys.stderr, flush=True)
             rows.append({**run_case(case, args.budget, workdir), "workspace": start})
             print(json.dumps(rows[-1], indent=1), file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), "server", "stop"],
+        subprocess.run([sys.executable, "-m", "automl_agent.cli.app", "--workdir", str(workdir), "server", "stop"],
                        capture_output=True, text=True)
     (out / "foundation.json").write_text(json.dumps(rows, indent=2))
     lines = ["| dataset | workspace | metric | automl-agent | default LightGBM | wall s | startup s | flow s | train s | outside training s (share) | trials | latency ms |",

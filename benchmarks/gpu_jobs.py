@@ -36,7 +36,7 @@ def prepare(out: Path, budget: float) -> None:
         data = materialise(case, out / "cache")
         record = _earlier_run(workdir, data)
         if record is None:
-            proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), "run", case.free,
+            proc = subprocess.run([sys.executable, "-m", "automl_agent.cli.app", "--workdir", str(workdir), "run", case.free,
                                    "--data", str(data), "--budget", str(budget), "--json", "--quiet", "--prefect",
                                    "ephemeral"] + (["--target", case.target] if case.target else []),
                                   capture_output=True, text=True)

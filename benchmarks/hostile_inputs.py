@@ -66,7 +66,7 @@ DEFAULT_DATASETS = HERE.parent / "automl_agent" / "datasets"
 RESULTS = HERE / "results"
 
 OUTCOMES = ["handled", "traceback", "hang", "silent_wrong", "unclear"]
-PREFECT_SERVER_PATTERNS = ("automl_agent.prefect_server", "prefect.server.api.server")
+PREFECT_SERVER_PATTERNS = ("automl_agent.platform.prefect_server", "prefect.server.api.server")
 MEMORY_CAP_MB = 6000  # a case whose process group holds more is killed (e.g. reading /dev/zero)
 
 

@@ -58,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or scratch
-        proc = subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", tmp, "run", INSTRUCTION, "--data",
+        proc = subprocess.run([sys.executable, "-m", "automl_agent.cli.app", "--workdir", tmp, "run", INSTRUCTION, "--data",
                                str(ROOT / "automl_agent" / "datasets" / "churn.csv"), "--llm", args.llm,
                                "--plans", str(args.plans), "--budget", str(args.budget), "--prefect", "ephemeral",
                                "--code-attempts", str(args.code_attempts), "--json", "--quiet"],

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import httpx
 
-from automl_agent.processes import free_port as _free_port
+from automl_agent.platform.processes import free_port as _free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 RESULTS = ROOT / "benchmarks" / "results"
 
 

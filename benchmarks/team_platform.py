@@ -26,7 +26,7 @@ import httpx
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 CHURN = ROOT / "automl_agent" / "datasets" / "churn.csv"
 INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.55."
 
@@ -56,7 +56,7 @@ def _latest_record(workspace: Path) -> dict:
 def _server_rss_mb() -> tuple[int, float]:
     """Server processes (Prefect API servers and their supervisors) running now, and their resident memory."""
     found = [p for p in psutil.process_iter(["cmdline"]) if any(
-        part in " ".join(p.info["cmdline"] or []) for part in ("prefect.server.api.server", "automl_agent.prefect_server"))]
+        part in " ".join(p.info["cmdline"] or []) for part in ("prefect.server.api.server", "automl_agent.platform.prefect_server"))]
     return len(found), sum(p.memory_info().rss for p in found) / 2**20
 
 

@@ -23,7 +23,7 @@ NAME = "team-churn"
 
 
 def cli(workdir: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "automl_agent.cli", "--workdir", str(workdir), *args],
+    return subprocess.run([sys.executable, "-m", "automl_agent.cli.app", "--workdir", str(workdir), *args],
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -55,7 +55,7 @@ def version_schema(name: str, version: str) -> dict[str, Any]:
     """The serving schema automl-agent stored with the version; {} for a version it did not register."""
     import mlflow
 
-    from ..tracking import SCHEMA_METADATA_KEY
+    from ..platform.tracking import SCHEMA_METADATA_KEY
 
     try:
         info = mlflow.models.get_model_info(f"models:/{name}/{version}")

@@ -58,7 +58,7 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
 
 def optional_libraries(model_folder: Path) -> list[str]:
     """The optional model libraries (catboost) among the imported MLflow model's own requirements."""
-    from ..tracking import OPTIONAL_LIBRARIES
+    from ..platform.tracking import OPTIONAL_LIBRARIES
 
     wanted = set(OPTIONAL_LIBRARIES.values())
     found = set()

@@ -72,7 +72,7 @@ def _existing_bento(label: str, version_label: str) -> str | None:
 def bento_for_registered(uri: str, tracking_uri: str, workdir: Path) -> RegisteredBento:
     import mlflow
 
-    from ..tracking import SCHEMA_METADATA_KEY
+    from ..platform.tracking import SCHEMA_METADATA_KEY
 
     name, version = resolve_version(uri, tracking_uri)
     version_label = packaging.safe_name(f"{name}:{version}")

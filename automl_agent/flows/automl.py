@@ -22,11 +22,11 @@ from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .. import sandbox
 from ..training import chosen_pool
 from .. import prompt_registry
-from ..home import user_home
+from ..platform.home import user_home
 from ..settings import RunOptions, configure_environment
 from ..retrieval import parse_selection
 from ..tasks import delivery
-from ..tracking import Tracker
+from ..platform.tracking import Tracker
 from ..workspace import (DataSource, LLMUsage, OpenQuestion, RunRecord, Workspace,
                          new_run_id)
 from . import phases

@@ -21,7 +21,7 @@ from ..console import Reporter
 from ..errors import UserFacingError
 from ..scoring import comprehensive_score, normalised_performance
 from ..settings import RunOptions, default_tracking_uri
-from ..tracking import Tracker
+from ..platform.tracking import Tracker
 from ..workspace import new_run_id
 from .automl import automl_flow
 
@@ -218,7 +218,7 @@ def nightly(
     """The benchmark suite started from the Prefect UI or its nightly schedule (deployment automl-agent-bench/nightly)."""
     from prefect import get_run_logger
 
-    from ..home import user_home
+    from ..platform.home import user_home
     from ..settings import configure_environment
 
     workdir = current_settings().workdir or str(user_home() / "workspace")

@@ -81,7 +81,7 @@ def watch(
 
     from ..config import current_settings
     from ..deployments.packaging import safe_name
-    from ..home import user_home
+    from ..platform.home import user_home
     from ..settings import configure_environment, default_tracking_uri
     from .automl import run
 

@@ -17,11 +17,11 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from automl_agent.processes import free_port
+from automl_agent.platform.processes import free_port
 from tests import browser, doc_blocks
 
 pytestmark = pytest.mark.e2e
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 INSTRUCTION = "Build a model to predict customer churn. F1 should be at least 0.55 and one prediction must take under 10 ms."
 
 

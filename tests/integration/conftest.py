@@ -27,7 +27,7 @@ def prefect_harness(workdir):
 
 @pytest.fixture
 def run_cli(workdir, prefect_harness, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
     from automl_agent.workspace import Workspace
 
     def run(*args: str):

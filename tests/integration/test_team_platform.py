@@ -18,10 +18,10 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from automl_agent import postgres
-from automl_agent.processes import free_port as _free_port
+from automl_agent.platform.processes import free_port as _free_port
 
 pytestmark = pytest.mark.integration
-CLI = [sys.executable, "-m", "automl_agent.cli"]
+CLI = [sys.executable, "-m", "automl_agent.cli.app"]
 TERMINAL = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
 
 

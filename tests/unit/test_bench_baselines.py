@@ -49,7 +49,7 @@ def test_without_an_autogluon_environment_the_error_says_how_to_get_one(monkeypa
 
 
 def test_bench_refuses_an_autogluon_baseline_it_cannot_run_before_running_anything(monkeypatch, tmp_path, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     monkeypatch.setenv(autogluon_baseline.PYTHON_VARIABLE, str(tmp_path / "python"))
     code = main(["--workdir", str(tmp_path / "wd"), "bench", "--suite", "tabular", "--baseline", "autogluon"])
@@ -77,7 +77,7 @@ def test_autogluon_baseline_scores_the_runs_own_split(tmp_path):
 
 
 def test_bench_names_the_suites_datasets_when_asked_for_one_it_lacks(tmp_path, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     code = main(["--workdir", str(tmp_path / "wd"), "bench", "--suite", "tabular", "--only", "diamonds,titanic"])
     err = capsys.readouterr().err

@@ -18,7 +18,7 @@ from automl_agent.trainkit.evaluation import count_parameters
 from automl_agent.model_export import load_trained_model
 from automl_agent.retrieval.sources.openml_source import family_of
 from automl_agent.trainkit.runtime import FrameEncoder
-from automl_agent.tracking import model_libraries, trusted_types
+from automl_agent.platform.tracking import model_libraries, trusted_types
 
 pytest.importorskip("catboost")
 

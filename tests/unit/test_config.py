@@ -145,7 +145,7 @@ def test_call_sites_keep_their_fallbacks(clean_env, tmp_path):
     from automl_agent.data.inputs import max_download_mb
     from automl_agent.data.io import available_memory_mb
     from automl_agent.trainkit.devices import training_device
-    from automl_agent.home import user_home
+    from automl_agent.platform.home import user_home
     from automl_agent.prompt_registry import prompt_alias
     from automl_agent.settings import RunOptions
 
@@ -188,7 +188,7 @@ def test_retrieval_endpoints_keep_their_order_and_cleaning(clean_env):
 
 
 def test_task_runner_and_prefect_mode(clean_env):
-    from automl_agent.cli import _prefect_mode
+    from automl_agent.cli.app import _prefect_mode
     from automl_agent.flows.task_runners import make_task_runner
 
     assert type(make_task_runner()).__name__ == "ThreadPoolTaskRunner"
@@ -214,7 +214,7 @@ def test_per_agent_brains_follow_the_pattern(clean_env):
 
 
 def test_cli_defaults_come_from_the_settings_after_parsing(clean_env, tmp_path, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     clean_env.setenv("AUTOML_AGENT_WORKDIR", str(tmp_path / "ws"))
     assert main(["runs"]) == 0
@@ -252,7 +252,7 @@ def test_an_invalid_secret_is_not_repeated_in_the_error():
 
 
 def test_the_cli_says_an_invalid_value_without_a_traceback(clean_env, tmp_path, capsys):
-    from automl_agent.cli import EXIT_REJECTED, main
+    from automl_agent.cli.app import EXIT_REJECTED, main
 
     clean_env.setenv("AUTOML_AGENT_QUESTION_POLL_S", "often")
     assert main(["--workdir", str(tmp_path), "runs"]) == EXIT_REJECTED
@@ -287,7 +287,7 @@ def test_listing_masks_secrets_and_url_passwords(clean_env):
 
 
 def test_config_lists_every_setting_with_value_source_and_description(clean_env, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     clean_env.setenv("AUTOML_AGENT_DEVICE", "cpu")
     clean_env.setenv("AUTOML_AGENT_API_KEY", "hunter2")
@@ -302,7 +302,7 @@ def test_config_lists_every_setting_with_value_source_and_description(clean_env,
 
 
 def test_config_json(clean_env, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     clean_env.setenv("AUTOML_AGENT_MAX_REQUEST_MB", "8")
     clean_env.setenv("AUTOML_AGENT_LLM_OPERATION", "gguf:gemma3-270m")
@@ -318,7 +318,7 @@ def test_config_json(clean_env, capsys):
 
 
 def test_config_still_lists_when_a_value_is_invalid_and_exits_2(clean_env, capsys):
-    from automl_agent.cli import EXIT_REJECTED, main
+    from automl_agent.cli.app import EXIT_REJECTED, main
 
     clean_env.setenv("AUTOML_AGENT_GGUF_MAX_TOKENS", "many")
     clean_env.setenv("AUTOML_AGENT_DEVICE", "cpu")

@@ -8,10 +8,9 @@ import ast
 
 from tests.import_graph import circles, import_graph, package_modules
 
-CLI = ("automl_agent.cli", "automl_agent.command_groups", "automl_agent.config_commands", "automl_agent.llm_commands",
-       "automl_agent.model_commands", "automl_agent.monitor_commands", "automl_agent.schedule_commands")
+CLI = ("automl_agent.cli",)
 UPPER = ("automl_agent.flows", "automl_agent.tasks", "automl_agent.deployments", "automl_agent.monitoring",
-         "automl_agent.benchmark", "automl_agent.stack", *CLI)
+         "automl_agent.benchmark", "automl_agent.platform.stack", *CLI)
 LOWER = ("automl_agent.data", "automl_agent.retrieval", "automl_agent.agents", "automl_agent.sandbox",
          "automl_agent.skeletons", "automl_agent.trainkit", "automl_agent.errors", "automl_agent.config",
          "automl_agent.knowledge")

@@ -152,7 +152,7 @@ def test_azure_deployment_priced_by_the_model_behind_it(monkeypatch):
 
 
 def test_llm_check_reports_what_works_and_fails_clearly(monkeypatch, capsys):
-    from automl_agent.cli import main
+    from automl_agent.cli.app import main
 
     with OpenAIRulesServer({"gpt-5-mini": "reasoning"}) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

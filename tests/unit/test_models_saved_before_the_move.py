@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import skops.io
 
-from automl_agent.tracking import TRUSTED_MODULES
+from automl_agent.platform.tracking import TRUSTED_MODULES
 
 SAVED = Path(__file__).resolve().parents[1] / "fixtures" / "saved_before_trainkit"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from automl_agent.cli import _check_run_id_is_free_or_resumable
+from automl_agent.cli.app import _check_run_id_is_free_or_resumable
 from automl_agent.errors import UserFacingError
 from automl_agent.settings import RunOptions
 from automl_agent.workspace import RunRecord, Workspace
@@ -28,7 +28,7 @@ def test_a_run_id_resumes_only_a_stopped_run_of_the_same_task(tmp_path, status, 
 
 
 def test_a_run_id_is_run_by_one_process_at_a_time(tmp_path):
-    from automl_agent.cli import _hold_run_id
+    from automl_agent.cli.app import _hold_run_id
 
     options = RunOptions(instruction="Predict churn", workdir=str(tmp_path), run_id="nightly")
     held = _hold_run_id(options)

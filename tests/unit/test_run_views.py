@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from automl_agent.errors import UserFacingError
-from automl_agent.run_views import describe_run, parse_since, runs_table, select
+from automl_agent.cli.run_views import describe_run, parse_since, runs_table, select
 from automl_agent.workspace import ConstraintRecord, PlanRecord, RegisteredModel, RunRecord
 
 

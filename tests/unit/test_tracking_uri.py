@@ -7,7 +7,7 @@ import mlflow
 import pytest
 
 from automl_agent.settings import RunOptions, point_mlflow_at
-from automl_agent.tracking import Tracker
+from automl_agent.platform.tracking import Tracker
 
 
 @pytest.fixture(autouse=True)

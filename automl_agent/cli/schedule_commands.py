@@ -8,7 +8,7 @@ import json
 import os
 
 from .command_groups import action_group
-from .errors import UserFacingError
+from ..errors import UserFacingError
 
 EXIT_OK = 0
 
@@ -60,7 +60,7 @@ def _api_url() -> str:
 def cmd_schedule(args: argparse.Namespace) -> int:
     import httpx
 
-    from .deployments import schedules
+    from ..deployments import schedules
 
     api_url = _api_url()
     try:

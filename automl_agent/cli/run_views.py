@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import UserFacingError
-from .workspace import RunRecord
+from ..errors import UserFacingError
+from ..workspace import RunRecord
 
 STATUSES = ("running", "planned", "succeeded", "failed", "rejected", "interrupted")
 

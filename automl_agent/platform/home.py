@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .config import current_settings
+from ..config import current_settings
 
 
 def user_home() -> Path:

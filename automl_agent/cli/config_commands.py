@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .config import current_settings, render_rows, settings_rows
+from ..config import current_settings, render_rows, settings_rows
 
 EXIT_OK = 0
 

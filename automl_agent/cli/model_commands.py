@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from .command_groups import action_group
-from .settings import configure_environment, default_tracking_uri
+from ..settings import configure_environment, default_tracking_uri
 
 EXIT_OK = 0
 
@@ -47,7 +47,7 @@ def _tracking_uri(args: argparse.Namespace) -> str:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from .deployments import aliases
+    from ..deployments import aliases
 
     tracking_uri = _tracking_uri(args)
     if args.models_action == "promote":

@@ -20,7 +20,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from . import prefect_server
-from .errors import UserFacingError
+from ..errors import UserFacingError
 from .home import user_home
 from .processes import alive, free_port
 
@@ -129,7 +129,7 @@ def _start_worker(pool: str, env: dict[str, str]) -> Component:
 
 
 def _ensure_pools(api_url: str, pools: tuple[str, ...]) -> None:
-    from .deployments.register import ensure_pool, prefect_client
+    from ..deployments.register import ensure_pool, prefect_client
 
     with prefect_client(api_url) as client:
         for pool in pools:
@@ -137,7 +137,7 @@ def _ensure_pools(api_url: str, pools: tuple[str, ...]) -> None:
 
 
 def _workers_online(api_url: str, pools: tuple[str, ...]) -> bool:
-    from .deployments.register import prefect_client
+    from ..deployments.register import prefect_client
 
     try:
         with prefect_client(api_url) as client:
@@ -203,7 +203,7 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
     workers = [c for c in info.components if c.pool]
     _wait(lambda: _workers_online(server.api_url, pools), "the work pools' workers", workers[0])
     if "gpu" in pools:
-        from .trainkit.devices import training_device
+        from ..trainkit.devices import training_device
 
         if training_device() != "cuda":
             info.notes.append("this machine has no GPU torch can use: the gpu pool's worker trains on the CPU here "

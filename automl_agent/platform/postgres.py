@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .errors import UserFacingError
+from ..errors import UserFacingError
 from .processes import free_port
 
 DATABASE = "prefect"

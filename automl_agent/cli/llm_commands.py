@@ -26,8 +26,8 @@ def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
 
 
 def _brain(spec: str, reasoning_effort: str | None):
-    from .agents.brains.factory import LLM_KINDS, remote_brain, validate_spec
-    from .errors import UserFacingError
+    from ..agents.brains.factory import LLM_KINDS, remote_brain, validate_spec
+    from ..errors import UserFacingError
 
     validate_spec(spec)
     kind, _, arg = spec.partition(":")
@@ -38,7 +38,7 @@ def _brain(spec: str, reasoning_effort: str | None):
         import tempfile
         from pathlib import Path
 
-        from .agents.brains.factory import make_brain
+        from ..agents.brains.factory import make_brain
 
         return make_brain(spec, log_dir=Path(tempfile.mkdtemp(prefix="automl-agent-llm-check-"))).primary
     return remote_brain(spec, reasoning_effort, preflight=False)
@@ -65,7 +65,7 @@ def render(report) -> str:
 
 
 def cmd_llm(args: argparse.Namespace) -> int:
-    from .config import current_settings
+    from ..config import current_settings
 
     if args.llm is None:
         configured = current_settings().llm

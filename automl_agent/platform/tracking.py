@@ -18,10 +18,10 @@ import mlflow
 from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
-from .agents.brains.base import Transcript
-from .deployments.frames import consumer_signature
-from .settings import is_remote_tracking, point_mlflow_at
-from .workspace import RegisteredModel
+from ..agents.brains.base import Transcript
+from ..deployments.frames import consumer_signature
+from ..settings import is_remote_tracking, point_mlflow_at
+from ..workspace import RegisteredModel
 
 log = logging.getLogger(__name__)
 

@@ -37,8 +37,8 @@ def add_parser(sub, common: list[argparse.ArgumentParser]) -> None:
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from .monitoring.check import DriftCheck, check_drift
-    from .settings import configure_environment, default_tracking_uri
+    from ..monitoring.check import DriftCheck, check_drift
+    from ..settings import configure_environment, default_tracking_uri
 
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)

@@ -13,9 +13,9 @@ import warnings
 from pathlib import Path
 
 from . import config_commands, llm_commands, model_commands, monitor_commands, schedule_commands
-from .config import current_settings
-from .errors import UserFacingError
-from .settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
+from ..config import current_settings
+from ..errors import UserFacingError
+from ..settings import RunOptions, check_workspace, configure_environment, default_tracking_uri
 
 EXIT_OK, EXIT_FAILED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2, 2
 
@@ -215,7 +215,7 @@ def _error(exc: UserFacingError | str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .agents.brains.factory import AGENTS, parse_agent_specs, validate_spec
+    from ..agents.brains.factory import AGENTS, parse_agent_specs, validate_spec
 
     try:
         validate_spec(args.llm)
@@ -256,10 +256,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UserFacingError as exc:
         _error(exc)
         return EXIT_USAGE
-    from .console import Reporter
-    from .flows.automl import automl_flow
-    from .flows.task_runners import make_task_runner
-    from .workspace import new_run_id
+    from ..console import Reporter
+    from ..flows.automl import automl_flow
+    from ..flows.task_runners import make_task_runner
+    from ..workspace import new_run_id
 
     if options.training_pool and _prefect_mode(args.prefect) == "ephemeral":
         _error("--training-pool needs a Prefect server whose workers poll that pool; ephemeral mode has none.\n"
@@ -282,7 +282,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except UserFacingError as exc:
         _error(exc)
         return EXIT_USAGE
-    from . import context
+    from .. import context
 
     context.attach_reporter(options.run_id, reporter)
     try:
@@ -309,7 +309,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _interrupt(signum, _frame) -> None:
-    from .sandbox import stop_running
+    from ..sandbox import stop_running
 
     stop_running()  # the training runs in a session of its own: the signal does not reach it, and the task runner
     raise KeyboardInterrupt(signal.Signals(signum).name)  # would wait for it before the interrupt gets through
@@ -337,7 +337,7 @@ def _connect_prefect(requested: str | None, workdir: Path):
     if mode != "workspace":
         raise UserFacingError(f"Unknown --prefect value {mode!r}.",
                               "Use 'workspace', 'ephemeral' or a Prefect API URL like http://127.0.0.1:4200/api.")
-    from . import prefect_server
+    from ..platform import prefect_server
 
     info, _ = prefect_server.start()
     os.environ["PREFECT_API_URL"] = info.api_url
@@ -345,7 +345,7 @@ def _connect_prefect(requested: str | None, workdir: Path):
 
 
 def _wait_for_prefect(info, reporter) -> None:
-    from . import prefect_server
+    from ..platform import prefect_server
 
     if not prefect_server.is_healthy(info):
         reporter.say(f"starting your Prefect server at {info.url} (once, shared by every workspace) ...")
@@ -413,7 +413,7 @@ def _planned_summary(record, reporter) -> None:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     from .run_views import parse_since, runs_table, select
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
     workdir = Path(args.workdir).resolve()
     records = select(Workspace(workdir).list(), status=args.status, task=args.task, since=parse_since(args.since))
@@ -428,10 +428,10 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .agents.brains.factory import validate_spec
-    from .benchmark.suite import load_suite
-    from .console import Reporter
-    from .flows.bench import BenchOptions, bench_flow, selected_cases, to_markdown
+    from ..agents.brains.factory import validate_spec
+    from ..benchmark.suite import load_suite
+    from ..console import Reporter
+    from ..flows.bench import BenchOptions, bench_flow, selected_cases, to_markdown
 
     validate_spec(args.llm)
     import importlib.util
@@ -441,7 +441,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                               "Install the bench extra: pip install 'automl-agent[bench]' (`make setup` does), or "
                               "pass --no-baseline.")
     if "autogluon" in args.extra_baselines:
-        from .benchmark.autogluon_baseline import autogluon_python
+        from ..benchmark.autogluon_baseline import autogluon_python
 
         autogluon_python()  # before hours of benchmarking, not after
     workdir = Path(args.workdir).resolve()
@@ -467,7 +467,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_server(args: argparse.Namespace) -> int:
-    from . import prefect_server
+    from ..platform import prefect_server
 
     if args.action == "stop":
         print("stopped" if prefect_server.stop() else "no Prefect server of yours is running")
@@ -491,7 +491,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from . import stack
+    from ..platform import stack
 
     if args.action == "down":
         stopped = stack.down()
@@ -533,7 +533,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
 def cmd_deploy(args: argparse.Namespace) -> int:
     import httpx
 
-    from .deployments.register import deploy
+    from ..deployments.register import deploy
 
     api_url = os.environ.get("PREFECT_API_URL")
     if not api_url:
@@ -557,7 +557,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
 
 
 def _delivered(args: argparse.Namespace, field: str):
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
     record = Workspace(Path(args.workdir).resolve()).load(args.run_id)
     if not getattr(record, field):
@@ -588,7 +588,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
     if args.run_id.startswith("models:/"):
-        from .deployments.registry import bento_for_registered
+        from ..deployments.registry import bento_for_registered
 
         tracking_uri = os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(workdir)
         served = bento_for_registered(args.run_id, tracking_uri, workdir)
@@ -614,7 +614,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _run_server_process(command: list[str]) -> int:
     """Run a server in a child process until it ends; SIGTERM or Ctrl-C here stops it and waits for it, so that
     stopping `automl-agent serve` leaves no server or worker behind."""
-    from .sandbox import die_with_parent
+    from ..sandbox import die_with_parent
 
     child = subprocess.Popen(command, env=os.environ.copy(), preexec_fn=lambda: die_with_parent(signal.SIGTERM))
 
@@ -655,7 +655,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
     from .run_views import describe_run
 
@@ -670,7 +670,7 @@ RESUMABLE = {"interrupted", "failed", "running"}
 def _check_run_id_is_free_or_resumable(options) -> None:
     """--run-id names a new run, or resumes one that was stopped or failed with the same instruction; never a
     finished run (its model and record would be overwritten) or another task under the same name."""
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
     if not options.run_id:
         return
@@ -695,7 +695,7 @@ def _hold_run_id(options):
     with the first in one record, one MLflow run and one folder."""
     from filelock import FileLock, Timeout
 
-    from .workspace import Workspace
+    from ..workspace import Workspace
 
     folder = Workspace(options.workdir_path).runs
     folder.mkdir(parents=True, exist_ok=True)
