@@ -17,7 +17,7 @@ import psutil
 import pytest
 from mlflow.tracking import MlflowClient
 
-from automl_agent import postgres
+from automl_agent.platform import postgres
 from automl_agent.platform.processes import free_port as _free_port
 
 pytestmark = pytest.mark.integration

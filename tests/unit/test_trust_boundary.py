@@ -13,9 +13,9 @@ SKELETONS = (sorted((PACKAGE / "skeletons").glob("*.py")) + [PACKAGE / "sandbox"
 PLATFORM_LIBRARIES = {"mlflow", "prefect", "prefect_dask", "bentoml", "gradio", "openai", "httpx", "requests",
                       "urllib3", "kaggle", "arxiv", "huggingface_hub", "socket"}
 PLATFORM_MODULES = ("automl_agent.agents", "automl_agent.flows", "automl_agent.tasks", "automl_agent.deployments",
-                    "automl_agent.platform.tracking", "automl_agent.cli.app", "automl_agent.platform.stack", "automl_agent.platform.prefect_server",
-                    "automl_agent.settings", "automl_agent.config", "automl_agent.retrieval", "automl_agent.monitoring",
-                    "automl_agent.workspace", "automl_agent.context", "automl_agent.platform.postgres", "automl_agent.platform.home")
+                    "automl_agent.serving", "automl_agent.platform", "automl_agent.cli", "automl_agent.settings",
+                    "automl_agent.config", "automl_agent.retrieval", "automl_agent.monitoring", "automl_agent.workspace",
+                    "automl_agent.context")
 # reviewed: the reader's record of how a table was read is one of the typed contracts (pydantic models, no I/O); the
 # settings are read from the environment, which the sandbox reduces to its pass-through list (no keys, no URIs)
 ALLOWED = {"automl_agent.agents.contracts", "automl_agent.config"}
