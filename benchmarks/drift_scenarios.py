@@ -58,7 +58,7 @@ def _traffic(scenario: dict, table: pd.DataFrame, target: str) -> pd.DataFrame:
 
 
 def main() -> int:
-    from automl_agent.deployments.payload import check_records, records_frame
+    from automl_agent.serving.payload import check_records, records_frame
     from automl_agent.monitoring.check import DriftCheck, check_drift
     from automl_agent.monitoring.served_log import ServedLog
 

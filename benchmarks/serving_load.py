@@ -49,7 +49,7 @@ def _in_process_rate(workdir: Path, record: dict, schema: dict) -> dict:
     """The model alone on one record: the rate the service is measured against."""
     import bentoml
 
-    from automl_agent.deployments.payload import records_frame
+    from automl_agent.serving.payload import records_frame
 
     os.environ["BENTOML_HOME"] = str(workdir / "bentoml")
     bento = bentoml.get(record["bento_tag"])
@@ -98,7 +98,7 @@ def _invalid_body(schema: dict) -> bytes:
 
 
 def main() -> int:
-    from automl_agent.deployments.loadgen import hammer
+    from automl_agent.serving.loadgen import hammer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0)

@@ -79,7 +79,7 @@ def main() -> int:
     import httpx
     import pandas as pd
 
-    from automl_agent.deployments.loadgen import hammer
+    from automl_agent.serving.loadgen import hammer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)

@@ -588,7 +588,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     workdir = Path(args.workdir).resolve()
     configure_environment(workdir)
     if args.run_id.startswith("models:/"):
-        from ..deployments.registry import bento_for_registered
+        from ..serving.registry import bento_for_registered
 
         tracking_uri = os.environ.get("MLFLOW_TRACKING_URI") or default_tracking_uri(workdir)
         served = bento_for_registered(args.run_id, tracking_uri, workdir)

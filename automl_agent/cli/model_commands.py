@@ -47,7 +47,7 @@ def _tracking_uri(args: argparse.Namespace) -> str:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from ..deployments import aliases
+    from ..serving import aliases
 
     tracking_uri = _tracking_uri(args)
     if args.models_action == "promote":

@@ -80,7 +80,7 @@ def watch(
     from prefect.artifacts import create_markdown_artifact
 
     from ..config import current_settings
-    from ..deployments.packaging import safe_name
+    from ..serving.packaging import safe_name
     from ..platform.home import user_home
     from ..settings import configure_environment, default_tracking_uri
     from .automl import run

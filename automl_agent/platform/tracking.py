@@ -19,7 +19,7 @@ from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
 from ..agents.brains.base import Transcript
-from ..deployments.frames import consumer_signature
+from ..serving.frames import consumer_signature
 from ..settings import is_remote_tracking, point_mlflow_at
 from ..workspace import RegisteredModel
 

@@ -12,9 +12,9 @@ from prefect.artifacts import create_markdown_artifact
 from .. import context
 from ..context import RunRef
 from ..agents.contracts import ImplementationVerdict, PipelineResult, RequirementSpec
-from ..deployments import aliases, champion, packaging, portable
-from ..deployments.frames import describe_version, example_frame
-from ..deployments.registry import registry_label
+from ..serving import aliases, champion, packaging, portable
+from ..serving.frames import describe_version, example_frame
+from ..serving.registry import registry_label
 from ..model_export import load_trained_model
 from ..monitoring import reference as monitoring_reference
 from ..reporting import HeldOutEvidence, write_report

@@ -322,7 +322,7 @@ def test_the_bento_serves_from_an_empty_venv_with_only_its_own_requirements(chur
                     if line.strip() and not line.startswith(("#", "-"))]
     assert all("==" in line for line in requirements), requirements
     assert not any(line.split("==")[0].lower() in {"automl-agent", "automl_agent"} for line in requirements)
-    assert (bento / "src" / "automl_agent" / "deployments" / "payload.py").is_file()
+    assert (bento / "src" / "automl_agent" / "serving" / "payload.py").is_file()
 
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     venv = tmp_path / "venv"
@@ -356,7 +356,7 @@ def test_the_bento_serves_from_an_empty_venv_with_only_its_own_requirements(chur
 def test_the_bento_holds_under_concurrent_load_behind_an_api_key(churn_run, churn_frame):
     """50 concurrent clients for a few seconds (bounded): every valid request answered, every invalid one a 400 with
     its message, a body over the limit a 413, nothing without the key; then each bad payload of the table."""
-    from automl_agent.deployments.loadgen import hammer
+    from automl_agent.serving.loadgen import hammer
     from tests.bad_inputs import PAYLOAD_CASES
 
     workdir, proc, env = churn_run
@@ -417,7 +417,7 @@ def test_the_drift_loop_flags_shifted_traffic_and_passes_unshifted(churn_run, ch
     own prediction counts on /metrics."""
     import shutil
 
-    from automl_agent.deployments.loadgen import hammer
+    from automl_agent.serving.loadgen import hammer
 
     workdir, proc, env = churn_run
     record = json.loads(proc.stdout)

@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 
 from automl_agent.agents import knowledge_base
 from automl_agent.agents.contracts import TaskType
-from automl_agent.deployments.packaging import optional_libraries
+from automl_agent.serving.packaging import optional_libraries
 from automl_agent.trainkit.estimators import make_estimator
 from automl_agent.trainkit.evaluation import count_parameters
 from automl_agent.model_export import load_trained_model

@@ -16,7 +16,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from automl_agent.deployments.champion import (Rival, contract_difference, decide, input_contract,
+from automl_agent.serving.champion import (Rival, contract_difference, decide, input_contract,
                                                no_better_than_constant)
 from automl_agent.reporting.evidence import HeldOutEvidence, collect
 
@@ -152,7 +152,7 @@ def test_aliases_move_with_their_reasons_and_a_rollback_retraces_the_line(tmp_pa
     import mlflow
     from mlflow.tracking import MlflowClient
 
-    from automl_agent.deployments import aliases
+    from automl_agent.serving import aliases
     from automl_agent.errors import UserFacingError
     from automl_agent.workspace import Standing
 

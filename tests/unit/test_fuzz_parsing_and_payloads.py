@@ -14,7 +14,7 @@ from automl_agent.agents.constraints import conflicting_bounds, parse_constraint
 from automl_agent.agents.feasibility import check_constraints
 from automl_agent.agents.understanding import decide_target, judge_request
 from automl_agent.data.profile import profile_table
-from automl_agent.deployments.payload import PayloadError, check_records, records_frame
+from automl_agent.serving.payload import PayloadError, check_records, records_frame
 from automl_agent.errors import UserFacingError
 
 PROFILE = profile_table(pd.DataFrame({

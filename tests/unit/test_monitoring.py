@@ -175,7 +175,7 @@ def test_one_column_far_from_training_is_drift_even_among_many_calm_ones():
 def test_a_served_label_reads_as_the_training_table_read_it():
     """A client sending the raw table's 'WD ' must reach the model (and the log) as the 'WD' the reader trained on:
     found by the blind drift batch, where ordinary Ames rows looked like a new Sale_Type."""
-    from automl_agent.deployments.payload import records_frame
+    from automl_agent.serving.payload import records_frame
 
     schema = {"task": "tabular_regression", "columns": [{"name": "sale_type", "type": "category"},
                                                         {"name": "note", "type": "text"}]}

@@ -10,7 +10,7 @@ from importlib.metadata import packages_distributions, version
 import pytest
 from packaging.utils import canonicalize_name
 
-from automl_agent.deployments import portable
+from automl_agent.serving import portable
 
 
 def _names(pins: list[str]) -> set[str]:
@@ -62,7 +62,7 @@ def test_the_source_copy_has_every_module_and_nothing_else(tmp_path):
     patterns = portable.copy_package_source(tmp_path)
     copied = tmp_path / "automl_agent"
     assert patterns == ["automl_agent/**/*.py"]
-    assert (copied / "__init__.py").is_file() and (copied / "deployments" / "payload.py").is_file()
+    assert (copied / "__init__.py").is_file() and (copied / "serving" / "payload.py").is_file()
     assert (copied / "runtime.py").is_file() and (copied / "monitoring" / "served_log.py").is_file()
     suffixes = {p.suffix for p in copied.rglob("*") if p.is_file()}
     assert suffixes == {".py"}
@@ -76,7 +76,7 @@ SERVED_MODULES = """
 import json, sys
 import bentoml.mlflow
 from automl_agent.config import current_settings
-from automl_agent.deployments import batching, middleware, payload
+from automl_agent.serving import batching, middleware, payload
 from automl_agent import graph_model, runtime, estimators, clustering
 from automl_agent.monitoring import reference, served_log, service_metrics
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("automl_agent"))))
@@ -105,7 +105,7 @@ def test_every_library_the_service_and_its_model_import_is_pinned():
     served-bento test in a clean venv proves the whole for a table."""
     modules = json.loads(subprocess.run([sys.executable, "-c", SERVED_MODULES], capture_output=True, text=True,
                                         check=True).stdout)
-    assert "automl_agent.deployments.payload" in modules and "automl_agent.trainkit.runtime" in modules
+    assert "automl_agent.serving.payload" in modules and "automl_agent.trainkit.runtime" in modules
     needed = {"bentoml", "mlflow", "skops"}.union(*(_top_level_imports(m) for m in modules))
     owners = packages_distributions()
     pinned = _names(portable.pinned_closure(portable.served_libraries("tabular_classification")))

@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from automl_agent.deployments.batching import AdaptiveBatcher
-from automl_agent.deployments.middleware import RequestGuard
-from automl_agent.deployments.payload import MAX_RECORDS, PayloadError, check_records, records_frame
+from automl_agent.serving.batching import AdaptiveBatcher
+from automl_agent.serving.middleware import RequestGuard
+from automl_agent.serving.payload import MAX_RECORDS, PayloadError, check_records, records_frame
 
 SCHEMA = {
     "task": "tabular_classification", "target": "churn",

@@ -2,7 +2,7 @@
 
 Each request is checked on its own (a 400 that says what is wrong), then joins an adaptive batch: requests that
 arrive while the model is busy are answered by one call of the model. The request size is bounded and an API key
-can be required (AUTOML_AGENT_API_KEY); see automl_agent.deployments.middleware."""
+can be required (AUTOML_AGENT_API_KEY); see automl_agent.serving.middleware."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import bentoml
 from starlette.responses import Response
 
 from automl_agent.config import current_settings
-from automl_agent.deployments.batching import AdaptiveBatcher
-from automl_agent.deployments.middleware import RequestGuard
-from automl_agent.deployments.payload import PayloadError, check_records, records_frame
+from automl_agent.serving.batching import AdaptiveBatcher
+from automl_agent.serving.middleware import RequestGuard
+from automl_agent.serving.payload import PayloadError, check_records, records_frame
 from automl_agent.trainkit.graph_model import UnknownNodeError
 from automl_agent.monitoring.reference import REFERENCE_FILE
 from automl_agent.monitoring.served_log import ServedLog, log_folder

@@ -20,7 +20,7 @@ import mlflow
 import numpy as np
 import pandas as pd
 
-from automl_agent.deployments.frames import typed_frame
+from automl_agent.serving.frames import typed_frame
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = json.loads((HERE / "demo_config.json").read_text())
