@@ -42,7 +42,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout13": Path(__file__).with_name("instructions_holdout13.yaml"),
            "holdout14": Path(__file__).with_name("instructions_holdout14.yaml"),
            "holdout15": Path(__file__).with_name("instructions_holdout15.yaml"),
-           "holdout16": Path(__file__).with_name("instructions_holdout16.yaml")}
+           "holdout16": Path(__file__).with_name("instructions_holdout16.yaml"),
+           "holdout17": Path(__file__).with_name("instructions_holdout17.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
