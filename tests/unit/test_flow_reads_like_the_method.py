@@ -10,14 +10,14 @@ from pathlib import Path
 
 from prefect import Task
 
-from automl_agent.flows import automl, phases
+from automl_agent.flows import automl, lifecycle, phases
 from automl_agent.tasks import delivery, execution, implementation, parsing, planning, request, retrieval
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "how-it-works.md"
 TASK_MODULES = {m.__name__.rsplit(".", 1)[1]: m for m in (delivery, execution, implementation, parsing, planning,
                                                            request, retrieval)}
 PHASES = {"INIT": [phases.init], "PLAN": [phases.retrieve, phases.plan], "EXECUTE": [phases.execute],
-          "IMPLEMENT": [phases.implement, phases.write_and_train], "DELIVER": [phases.deliver, automl._finish]}
+          "IMPLEMENT": [phases.implement, phases.write_and_train], "DELIVER": [phases.deliver, lifecycle.finish]}
 
 
 def _tasks_called(function) -> set[str]:
