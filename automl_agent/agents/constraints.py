@@ -191,8 +191,9 @@ _SIZE_UNITS = {"kb": 1 / 1000, "mb": 1.0, "gb": 1000.0, "kib": 1 / 1024, "mib": 
                "gigabyte": 1000.0}
 _COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
 _SIZE_AND_TIME = r"\b(?:ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|kb|mb|gb|params?|parameters?|millisec\w*)\b"
+_SHORT_UNITS = {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"}
 _TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"
-_LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|respon(?:d|se|ds)|answer(?:ed|s)?|reply|repl(?:ies|y)|"
+_LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|forecasts?|respon(?:d|se|ds)|answer(?:ed|s)?|reply|repl(?:ies|y)|"
                   r"request|call|query|serv(?:e|ing)|score|come back|return|real[- ]time|per (?:record|row|sample|item)|each|fast")
 
 
@@ -234,10 +235,11 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
             op = _op_after(text[m.end() + of_training.end():][:16]) or op or "<="
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
-        elif re.search(rf"\b(?:{_TRAINING_WORDS})", clause):
+        elif re.search(rf"\b(?:{_TRAINING_WORDS})", clause) and not (
+                unit in _SHORT_UNITS and re.search(rf"\b(?:{_LATENCY_WORDS})", clause)):
+            # 'a single forecast call has to finish in under 5 ms': a call that finishes in milliseconds is served
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
-        elif unit in {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"} \
-                or re.search(rf"\b(?:{_LATENCY_WORDS})", window):
+        elif unit in _SHORT_UNITS or re.search(rf"\b(?:{_LATENCY_WORDS})", window):
             if unit in {"h", "hour", "hours"} or (op is None and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)):
                 continue
             name, target = "latency_ms", value * _TIME_UNITS[unit]
@@ -287,15 +289,17 @@ def unsupported_metric(instruction: str, columns: tuple[str, ...] = ()) -> str |
     return min(found)[1] if found else None
 
 
-def mentioned_metric(instruction: str, task: TaskType) -> str | None:
+def mentioned_metric(instruction: str, task: TaskType, columns: tuple[str, ...] = ()) -> str | None:
     """The first metric the instruction names that fits the task (with or without a number); a name inside an
-    unsupported one ('accuracy' in 'balanced accuracy') is not it."""
+    unsupported one ('accuracy' in 'balanced accuracy') is not it, nor is a column's name ('r1 through r10' in a
+    table with columns r1 ... r10 names no R squared)."""
     text = instruction.lower()
     allowed = metrics.TASK_METRICS.get(task, set())
     inside = _unsupported_spans(text)
+    names = {c.lower() for c in columns}
     best: tuple[int, str] | None = None
     for alias, name in metrics.ALIASES.items():
-        if name not in allowed:
+        if name not in allowed or alias in names:
             continue
         for m in re.finditer(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text):
             if any(a <= m.start() and m.end() <= b for a, b, _ in inside):
@@ -361,7 +365,10 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
-        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b"),
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b",
+        # 'giving the model the 40 sessions before as its input'
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+(?:before|earlier|prior|beforehand)\b(?=[^.;]{{0,30}}\b(?:inputs?|history|"
+        rf"context|window)\b)"),
         step_s)
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",

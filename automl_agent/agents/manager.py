@@ -34,7 +34,7 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
     verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
                                      {"instruction": instruction, "data_summary": data_summary, "profile": profile,
                                       "target_flag": target_flag}))
-    from .understanding.request import asks_for_something_else
+    from .understanding.request import asks_for_something_else, data_names
 
     rules = OfflineRules.verify_request(instruction, data_summary, profile, target_flag)
     if rules.relevant and rules.adequate and not (verdict.relevant and verdict.adequate):
@@ -42,7 +42,8 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
             f"the instruction reads as a learning task on a table with {len(data_summary.get('columns', []))} "
             f"columns; the brain's rejection was overridden (it said: {verdict.feedback[:200]!r})"])
         return rules
-    if not rules.relevant and verdict.relevant and asks_for_something_else(instruction):
+    names = data_names(profile) if profile is not None else list(data_summary.get("columns", []))
+    if not rules.relevant and verdict.relevant and asks_for_something_else(instruction, names):
         brain.note_corrections("manager.verify_request", [
             "the instruction asks for something other than learning from the data; the brain's acceptance was overridden"])
         return rules

@@ -48,6 +48,11 @@ ALIASES: dict[str, str] = {
     "normalized mutual information": "nmi", "normalised mutual information": "nmi", "nmi": "nmi",
     "mutual information": "nmi",
     "silhouette": "silhouette", "silhouette score": "silhouette",
+    # scikit-learn's scorer names: scoring='neg_mean_absolute_error'
+    "neg_mean_absolute_error": "mae", "neg_root_mean_squared_error": "rmse", "neg_mean_squared_error": "mse",
+    "neg_root_mean_squared_log_error": "rmsle", "neg_mean_absolute_percentage_error": "mape", "roc_auc": "roc_auc",
+    "adjusted_rand_score": "adjusted_rand_index", "rand_score": "rand_index",
+    "normalized_mutual_info_score": "nmi", "silhouette_score": "silhouette",
 }
 
 # measures people ask for that automl-agent neither optimises nor reports: named alone, they are refused with the
@@ -56,7 +61,8 @@ UNSUPPORTED: dict[str, str] = {
     "log loss": "log loss", "log-loss": "log loss", "logloss": "log loss", "logarithmic loss": "log loss",
     "cross-entropy": "cross-entropy", "cross entropy": "cross-entropy", "brier": "the Brier score",
     "kappa": "Cohen's kappa", "matthews": "the Matthews correlation", "mcc": "the Matthews correlation",
-    "balanced accuracy": "balanced accuracy", "top-5 accuracy": "top-k accuracy", "top-k accuracy": "top-k accuracy",
+    "balanced accuracy": "balanced accuracy", "balanced_accuracy": "balanced accuracy", "neg_log_loss": "log loss",
+    "top-5 accuracy": "top-k accuracy", "top-k accuracy": "top-k accuracy",
     "pr auc": "PR AUC", "pr-auc": "PR AUC", "auprc": "PR AUC", "average precision": "average precision",
     "precision-recall auc": "PR AUC", "area under the precision-recall curve": "PR AUC", "gini": "the Gini coefficient",
     "f-beta": "F-beta", "fbeta": "F-beta", "smape": "sMAPE", "wape": "WAPE",

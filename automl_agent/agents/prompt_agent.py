@@ -111,8 +111,9 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
                               "Name the label column of nodes.csv in the instruction or with --target.")
 
     allowed = metrics.TASK_METRICS[task]
-    asked_for = unsupported_metric(instruction, tuple(c.name for c in profile.columns))
-    if asked_for and mentioned_metric(instruction, task) is None:
+    names = tuple(c.name for c in profile.columns)
+    asked_for = unsupported_metric(instruction, names)
+    if asked_for and mentioned_metric(instruction, task, names) is None:
         raise UserFacingError(
             f"The instruction asks for {asked_for}, which automl-agent does not measure; it would train and judge the "
             f"model by another metric without your say.",
@@ -122,7 +123,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         fallback = rules.problem.metric if rules.problem.metric in allowed else kb.default_metric(task)
         notes.append(f"metric {problem.metric!r} does not fit {task.value}; using {fallback!r}")
         problem.metric = fallback
-    named = mentioned_metric(instruction, task)
+    named = mentioned_metric(instruction, task, names)
     if named is None and dataset.target != rules.dataset.target and task != TaskType.tabular_clustering:
         default = default_metric(task, profile, dataset.target)  # the default follows the target actually used
         if problem.metric != default and problem.metric == rules.problem.metric:
@@ -136,7 +137,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         notes.append(f"metric {problem.metric!r} replaced by {named!r}, the one the instruction names")
         problem.metric = named
     if (task == TaskType.tabular_clustering and dataset.target and problem.metric == "silhouette"
-            and mentioned_metric(instruction, task) is None):
+            and mentioned_metric(instruction, task, names) is None):
         notes.append("held labels are named, so clustering is scored with the Rand index (as in the paper)")
         problem.metric = "rand_index"
     if task == TaskType.tabular_clustering and problem.metric in {"rand_index", "adjusted_rand_index", "nmi"} and not dataset.target:

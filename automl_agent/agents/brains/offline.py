@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from .. import knowledge_base as kb
 from .. import metrics
 from ..understanding import NAMED, TargetDecision, decide_target, held_labels, judge_request, sentence_encoder
+from ..understanding.request import data_names
 from ..understanding.exclusions import without_excluded
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
 from ..contracts import (
@@ -65,7 +66,8 @@ class OfflineRules:
     def verify_request(instruction: str, data_summary: dict[str, Any], profile: DataProfile | None = None,
                        target_flag: str | None = None) -> RequestVerdict:
         decision = understood_target(instruction, profile, target_flag) if profile is not None else None
-        relevant, feedback = judge_request(instruction, decision, target_flag)
+        names = data_names(profile) if profile is not None else list(data_summary.get("columns", []))
+        relevant, feedback = judge_request(instruction, decision, target_flag, names)
         adequate = bool(data_summary.get("columns"))
         if relevant and not adequate:
             feedback = "The data has no columns to learn from: check the file."
@@ -129,7 +131,7 @@ class OfflineRules:
         if task == TaskType.tabular_clustering:  # labels score clusters only when the instruction asks for it, and the
             # column it scores against ('NMI against genus') wins over a word that merely names a column ('rodents')
             target = held_labels(instruction, profile) or (target if decision.how in NAMED else None)
-        metric = mentioned_metric(instruction, task) or (
+        metric = mentioned_metric(instruction, task, tuple(profile.names)) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)
         lookback, horizon = requested_windows(instruction, profile.time_step_s)
@@ -368,8 +370,8 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
             return TaskType.tabular_classification
         if column.kind == "numeric" and column.n_unique <= 10:
             # a metric named for one kind of task settles a few-valued number (0/1 'approve' judged by precision)
-            for_classes = mentioned_metric(instruction, TaskType.tabular_classification)
-            for_amounts = mentioned_metric(instruction, TaskType.tabular_regression)
+            for_classes = mentioned_metric(instruction, TaskType.tabular_classification, tuple(profile.names))
+            for_amounts = mentioned_metric(instruction, TaskType.tabular_regression, tuple(profile.names))
             if for_classes and not for_amounts:
                 return TaskType.tabular_classification
             if not for_amounts and not QUANTITY_CUES.search(_without_column_names(text, profile, target)):

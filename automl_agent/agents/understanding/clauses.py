@@ -48,7 +48,9 @@ _RESTRICT_OPENERS = (
     r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
     rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{LEAD_IN}",  # 'limit the features to'
     rf"\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",
-    rf"(?:^|[.;!?]\s*|\b(?:with|and)\s+)(?:the\s+)?(?:{COLUMN_NOUNS})\s*:\s*",  # 'Predictors: tenure, contract'
+    # 'Predictors: tenure, contract', '* allowed inputs: cc, attach'
+    rf"(?:^|[.;!?]\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
+    rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})\s*:\s*",
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
     r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
@@ -73,6 +75,8 @@ RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|
                      rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{COLUMN_NOUNS}))?)\b")
 # in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
 ITEM_CLAUSES = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|what|how(?!\s+(?:many|much|long|old|often|far)))\b|{_AND_THEN_VERB}"
+# ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
+BOUND_AHEAD = r",\s*(?=(?:[\w%-]+\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
 LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
@@ -80,7 +84,10 @@ LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accura
              rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
              rf"{RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
+             rf"{BOUND_AHEAD}|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
+
+
 def restriction_strength(opener: str) -> str:
     """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
     'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
@@ -107,7 +114,9 @@ def list_before(text: str, end: int) -> tuple[int, int] | None:
     (where the verb starts, where the list starts)."""
     head = text[:end]
     opener = None
-    for m in re.finditer(rf"\b(?:{INPUT_VERBS})\b{LEAD_IN}", head):
+    # a verb of using, or the inputs named as such where a sentence starts ('inputs carat/cut/color, nothing else')
+    for m in re.finditer(rf"\b(?:{INPUT_VERBS})\b{LEAD_IN}|(?:^|(?<=[.;:!?])\s+)(?:the\s+)?(?:inputs?|features?|"
+                         rf"predictors?)\b{LEAD_IN}", head):
         opener = m
     if opener is None or re.search(r"[;:?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
         return None

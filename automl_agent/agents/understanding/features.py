@@ -8,7 +8,7 @@ import re
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import (CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
+from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
 from .target import NOT_TARGETS, column_mentions, word_matches
 from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, name_parts, normalise, tokens
 
@@ -42,7 +42,8 @@ _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^
                   r"\s+out(?:side)?\s+of\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
 # the items a pronoun stands for: 'the action code and the reject flag' ... 'those can't be used'
 _PRONOUN_LIST = (r"\s*(?:so\s+|and\s+)?(?:obviously\s+|clearly\s+|of course\s+)?"
-                 r"(?:(?:all|both|the)\s+(?:(?:two|three|four|five|six|\d)\s+)?of\s+)?(?:those|these|they|both|them)"
+                 r"(?:(?:(?:all|both|the)\s+(?:(?:two|three|four|five|six|\d)\s+)?of\s+)?(?:those|these|they|both|them)"
+                 r"|all\s+(?:two|three|four|five|six|\d))"  # 'keep all three out'
                  r"(?:\s+(?:two|three|four|five|six|\d|columns?|fields?|variables?))?\s*")
 _PRONOUN_WORDS = _PRONOUN_LIST.removeprefix(r"\s*").removesuffix(r"\s*")
 # 'drop rows with a missing price' removes rows; 'without overfitting' leaves out no column
@@ -63,8 +64,9 @@ _DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
 _ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
-_KIND_WORDS = {"numeric": r"numeric|numerical|number|numbers|quantitative|continuous",
-               "categorical": r"categorical|category|categories|qualitative|nominal"}
+# a kind of column, said of a group: 'the categorical ones', 'all numeric columns'; not 'its category' (one column)
+_KIND_WORDS = {"numeric": r"numeric|numerical|numbers|quantitative|continuous",
+               "categorical": r"categorical|categories|qualitative|nominal"}
 STRONG = 0.75  # how sure a word match must be to name a column
 # words that add nothing to a column's name: 'smoker status', 'the contract type', 'the balcony flag'
 _GENERIC = {"status", "type", "kind", "flag", "indicator", "code", "level", "info", "information", "value", "values",
@@ -158,7 +160,20 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # area' for Gr_Liv_Area; 'length' with two length columns stays open
     said = [t for t in tokens(bare) if t.text not in STOPWORDS]
     covering = [c.name for c in columns if said and all(_name_says(c.name, t) for t in said)]
-    return (covering if len(covering) == 1 else []), False
+    if len(covering) == 1:
+        return covering, False
+    # 'the identifier of the order', 'the order ID': the one identifier column, when the table has one
+    if {t.text for t in said} & {"identifier", "identifiers", "id", "ids"}:
+        identifiers = [c.name for c in columns if c.kind == "identifier" or "id" in name_parts(c.name).words]
+        if len(identifiers) == 1:
+            return identifiers, False
+    # 'the identifier of the order': nothing names both words, and the head noun, said before 'of', names one column
+    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)
+    if head and head.group(1) not in _GENERIC and head.group(1) not in STOPWORDS:
+        named, _ = _columns_for(head.group(1), columns)
+        if len(named) == 1:
+            return named, False
+    return [], False
 
 
 def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str]:
@@ -307,7 +322,7 @@ _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|n
               r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+(?:therefore\s+|thus\s+|also\s+|then\s+)?out|"
               rf"ignore|omit|skip|remove|nor|neither|none\s+of|{_KEEP_AWAY}|"
               r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b")
-_SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b"
+_SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b|{BOUND_AHEAD}"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
 # a clause that adds to the list the one before it left out (', as well' is a cut: 'as' is what is left of it)
 _ADDS = r"^\s*(?:and\s+)?(?:also|as well as|as|plus)\b"
@@ -383,10 +398,18 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
             # 'linkstatus ... and dayslink ...: we exclude them both, as well as id'; 'X is decided at check-in, and Y
             # and Z pile up later, so none of those may be used': the pronoun stands for what came before
             before = clause[:cues[0].start()]
-            if not _names_in(before, profile):
-                sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:clause_at])), default=0)
-                before = text[sentence:clause_at] + " , " + before
-            span = before + " , " + after
+            pronoun = re.search(rf"(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", after) or re.search(
+                rf"(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", listed_part)
+            # 'the length, width and depth (x, y and z) ... keep all three out': a named list it points back to
+            referred = "" if _names_in(before, profile) else _referent(
+                text, clause_at, profile, pronoun.group(0) if pronoun else "")
+            if referred and len(_names_in(referred, profile)) > 1:
+                span = referred
+            else:
+                if not _names_in(before, profile):
+                    sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:clause_at])), default=0)
+                    before = text[sentence:clause_at] + " , " + before
+                span = before + " , " + after
         said = re.split(_REASON, span, maxsplit=1)[0] if span is not after else span  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)

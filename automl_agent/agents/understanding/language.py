@@ -56,14 +56,18 @@ _NUMBERS = {
 _UNITS = {
     "fr": {"heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
            "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "pas": "steps",
-           "trimestres": "quarters", "trimestre": "quarter"},
+           "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
+           "jours de bourse": "trading days", "séances": "sessions", "séance": "session"},
     "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
            "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
            "jahren": "years", "jahr": "year", "minuten": "minutes", "schritte": "steps", "schritten": "steps",
-           "quartale": "quarters", "quartal": "quarter"},
+           "quartale": "quarters", "quartal": "quarter", "handelstage": "trading days", "handelstagen": "trading days",
+           "börsentage": "trading days", "börsentagen": "trading days", "werktage": "business days",
+           "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days"},
     "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
            "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes",
-           "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter"},
+           "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter", "días hábiles": "business days",
+           "sesiones": "sessions", "sesión": "session", "jornadas": "sessions"},
 }
 
 # the request vocabulary, phrase -> English; longest phrases are tried first
@@ -157,7 +161,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "usando sólo": "using only", "únicamente": "only", "solamente": "only", "sólo": "only", "solo": "only",
         "usando": "using", "utilizando": "using", "a partir de": "from", "según": "by", "excepto": "except",
         "salvo": "except", "sin": "without", "no usar": "do not use", "no utilizar": "do not use",
-        "no uses": "do not use", "no utilices": "do not use", "no usa": "do not use", "ni": "nor",
+        "no uses": "do not use", "no utilices": "do not use", "no usa": "do not use", "ni tampoco": "nor",
+        "tampoco": "either", "ni": "nor",
         "no supervisado": "unsupervised", "todas las columnas": "all columns", "todas las demás columnas": "all the other columns",
         "al menos": "at least", "como mínimo": "at least", "mínimo": "at least", "mínima": "at least",
         "como máximo": "at most", "máximo": "at most", "máxima": "at most", "a lo sumo": "at most",
@@ -280,6 +285,9 @@ def _translate(text: str, lang: str) -> str:
     pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w\x00])", re.IGNORECASE)
     text = pattern.sub(lambda m: lexicon[m.group(1).lower()], text)
     numbers = _NUMBERS[lang]
+    # 'al menos un 75 %', 'au moins une 80aine': an article before a number is no number itself
+    articles = "|".join(w for w, n in numbers.items() if n == 1)
+    text = re.sub(rf"(?<![\w\x00])(?:{articles})\s+(?=\d)", "", text, flags=re.IGNORECASE)
     return re.sub(r"(?<![\w\x00])(" + "|".join(sorted(numbers, key=len, reverse=True)) + r")(?![\w\x00])",
                   lambda m: str(numbers[m.group(1).lower()]), text, flags=re.IGNORECASE)
 

@@ -4,6 +4,7 @@ keyword list alone: "spot the fraudulent transfers" with a transfers table is on
 from __future__ import annotations
 
 import re
+from typing import Sequence
 
 from .target import NAMED, TargetDecision
 
@@ -59,6 +60,9 @@ LOOKUP = re.compile(r"(?:^|[.!?;]\s*)(?:which|what|who|where|when|how many|how m
                     # 'How many of the homes listed here are condos?': a count of rows
                     r"|(?:^|[.!?;]\s*)how many (?:of )?(?:the |these |those )?(?:(?!does\b|do\b|did\b|will\b|would\b|can\b)[\w-]+ ){1,4}"
                     r"(?:are|were|is)\b"
+                    # 'list them from the best earner down to the worst': the rows there, ranked
+                    r"|\b(?:list|sort|order|rank)\s+(?:them|these|those|it|all|the\s+\w+)\b[^.;!?]*\b(?:from|by)\s+(?:the\s+)?"
+                    r"(?:best|highest|most|largest|biggest|top|worst|lowest|least|smallest)\b"
                     # 'the average closing price for each month': an aggregate of the rows there
                     r"|\b(?:give|show|list|tell|return|returns|compute|calculate|get)\s+(?:me\s+|us\s+)?(?:the\s+)?"
                     r"(?:average|mean|total|sum|median|count|number)\b[^.;!?]*\b(?:for|per|by|in)\s+(?:each|every)\s+\w+")
@@ -75,18 +79,34 @@ def steering(text: str) -> list[str]:
     return [what for what, pattern in STEERING.items() if pattern.search(text)]
 
 
-def asks_for_something_else(text: str) -> bool:
-    """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data."""
+def _names_masked(text: str, names: Sequence[str]) -> str:
+    """The text with the data's own names (its columns, the table's name) read as names: 'the password column', 'the
+    email table' and 'format + re_subj' speak of the data, they ask for no password and send no email. A name used as
+    a verb with its object ('email me the file') stays."""
+    for name in sorted({n.lower() for n in names if len(n) >= 3}, key=len, reverse=True):
+        for spelt in {name, name.replace("_", " ")}:
+            text = re.sub(rf"(?<![\w.]){re.escape(spelt)}(?![\w])(?!\s+(?:me|us|it|them|him|her|to)\b)", "column", text)
+    return text
+
+
+def asks_for_something_else(text: str, names: Sequence[str] = ()) -> bool:
+    """A poem, an errand, a lookup, the agent's own instructions: anything but learning from the data. `names` are the
+    data's own names (columns, the table's name), which ask for nothing."""
     text = text.lower()
+    if steering(text):
+        return True
+    text = _names_masked(text, names)
     if LOOKUP.search(text) and not PREDICTIVE.search(text):
         return True
-    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text) or steering(text)
+    return bool(NOT_LEARNING.search(text) or ERRANDS.search(text)
                 or (ROW_EDITS.search(text) and not LEARNING.search(ROW_EDITS.sub(" ", text))))
 
 
-def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None) -> tuple[bool, str]:
+def judge_request(instruction: str, decision: TargetDecision | None, flag: str | None = None,
+                  names: Sequence[str] = ()) -> tuple[bool, str]:
     """(relevant, feedback): relevant when nothing asks for something other than learning and either the words ask
-    for a prediction, the sentence is a question about the data, a column of the data is named, or --target is set."""
+    for a prediction, the sentence is a question about the data, a column of the data is named, or --target is set.
+    `names`: the data's columns and the table's name."""
     text = instruction.lower().strip()
     if not text:
         return False, "The instruction is empty. Say what to predict from the data, e.g. 'Predict churn; F1 at least 0.6'."
@@ -94,7 +114,7 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     if steered:
         return False, (f"The instruction asks the agent to {' and to '.join(steered)}. automl-agent does none of "
                        "that: it trains a model on the data it is given, and nothing else.")
-    if asks_for_something_else(text):
+    if asks_for_something_else(text, names):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
     named = decision is not None and decision.how in NAMED | {"tie", "answer"}
@@ -118,3 +138,14 @@ def _speaks_of_data(text: str) -> bool:
     stems = {t.stem for t in tokens(text)}
     return any(stems & group for group in concept_groups()) or bool(re.search(
         r"\b(?:review|paper|message|text|image|photo|node|graph|customer|user|price|sales?|label|class|categor)\w*", text))
+
+
+def data_names(profile) -> list[str]:
+    """The names a table gives itself: its columns, and its file's name ('email' for email.csv)."""
+    from pathlib import Path
+
+    names = list(profile.names)
+    if getattr(profile, "path", None):
+        stem = Path(profile.path).stem
+        names += [stem, *stem.split("__")]  # 'openintro__email': a package's table fetched by name
+    return names

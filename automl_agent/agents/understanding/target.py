@@ -360,6 +360,18 @@ _THE_DATA = re.compile(r"\b(?:on|from|in|with|using|for|into|across|over|about)\
                        r"attached|whole|entire|full)\s+(?:[\w-]+\s+){0,2}$")
 
 
+def _row_unit(profile: DataProfile, text: str) -> set[tuple[int, int]]:
+    """Where the text says what one row is by the table's own name: 'how long an email is' over email.csv, 'each
+    flight' over flights.csv. Those words describe the rows; they name no column that shares them (sent_email)."""
+    stem = Path(profile.path).stem.lower() if profile.path else ""
+    words = {w for w in re.split(r"[^a-z]+", stem) if len(w) >= 3}
+    words |= {w[:-1] for w in words if w.endswith("s")}
+    if not words:
+        return set()
+    pattern = rf"\b(?:an?|each|every|per|one|any)\s+((?:{'|'.join(sorted(map(re.escape, words)))})s?)\b"
+    return {(m.start(1), m.end(1)) for m in re.finditer(pattern, text)}
+
+
 def _names_the_data(name: str, text: str, start: int) -> bool:
     """'a model on this gemstone table': the word names the data, not the column that happens to share it."""
     return name in _DATA_NOUNS and bool(_THE_DATA.search(text[:start])) \
@@ -563,10 +575,12 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     # where a column is named in full: the words inside it ('health' in 'health_ins') name no other column
     spans = [(m.start(), m.end(), c.name) for c in columns
              for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", text) if len(c.name) > 2]
+    row_unit = _row_unit(profile, text)
     for column in columns:
         mentions = [e for e in column_mentions(column, text, toks)
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
-                               for a, b, name in spans)]
+                               for a, b, name in spans)
+                    and not (row_unit and (e.start, e.end) in row_unit and e.words.lower() != column.name.lower())]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
         if mentions and (not kept or any(e.how == "name" and _within(e.start, roles["negated"]) for e in mentions)):
             # 'from everything except bwt': a column left out by name is not the target, whatever else says it
