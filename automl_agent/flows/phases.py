@@ -258,7 +258,7 @@ def search_notes(results: dict) -> list[str]:
     stopped = [f"{n} {what}" for n, what in ((results.get("n_pruned"), "stopped early by successive halving"),
                                               (results.get("n_skipped"), "sampled points not tried: they would "
                                                                           "have run past the budget"),
-                                              (results.get("n_stopped"), "boosting stopped at the trial's time "
+                                              (results.get("n_stopped"), "stopped growing at the trial's time "
                                                                           "limit (scored with the rounds built)")) if n]
     if stopped:
         notes.append(f"{results.get('n_trials', 0)} trials finished; " + "; ".join(stopped))

@@ -27,7 +27,7 @@ from automl_agent.trainkit.evaluation import (best_threshold, classification_met
                                      regression_metrics, tabular_schema, time_requests, write_results)
 from automl_agent import ensembling
 from automl_agent.trainkit.estimators import (CLASSIFICATION_TASKS, ROUNDS_PARAM, SCALED_MODELS, TrainingDeadline,
-                                     deadline_fit_params, make_estimator, prefers_log_target)
+                                     fit_within, make_estimator, prefers_log_target)
 from automl_agent.trainkit.clustering import choose_representation, k_params
 from automl_agent.trainkit.runtime import ClusterSpace, FrameEncoder, forget_embeddings
 from automl_agent.trainkit.search import enqueue_defaults, progress_printer, suggest_candidate, trial_time_limit
@@ -156,7 +156,7 @@ def holdout_split(splits) -> bool:
 
 def fit_and_predict(key: str, params: dict, X_fit, y_fit, X_val, pos_label, deadline=None):
     pipe = make_pipeline(key, params)
-    pipe.fit(X_fit, y_fit, **deadline_fit_params(key, "model", deadline))
+    fit_within(pipe, X_fit, y_fit, key, deadline)
     if not CLASSIFICATION:
         return pipe.predict(X_val), None
     proba = pipe.predict_proba(X_val) if hasattr(pipe, "predict_proba") else None
@@ -194,7 +194,7 @@ def score_predictions(truth, pred, proba, classes, pos_label, tune_threshold: bo
 def supervised_score(trial, key: str, params: dict, X, y, splits, pos_label, tune_threshold: bool, prunable: bool,
                      deadline=None):
     """The trial's validation score, its tuned threshold, and its out-of-fold predictions (probabilities for
-    classes) for ensemble selection. A boosting model's fits stop at `deadline`."""
+    classes) for ensemble selection. A boosting model or forest stops growing at `deadline`."""
     if holdout_split(splits):
         train_idx, val_idx = splits[0]
         third = train_idx[: max(200, len(train_idx) // 3)]
@@ -278,7 +278,7 @@ def run_search(X_train, y_train, pos_label):
             score = clustering_metrics(pipe[:-1].transform(sample), labels)["silhouette"]
             threshold = None
         else:
-            # a boosting trial stops at its share of the budget, and is then the model of the rounds it built; until
+            # a boosting or forest trial stops at its share of the budget, and is then the model of the rounds it built; until
             # one has finished, a trial may take twice the whole budget, so that a machine slower than expected still
             # delivers a real model, and a stalled one still ends in time
             finished = trial.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
@@ -287,6 +287,9 @@ def run_search(X_train, y_train, pos_label):
             score, threshold, kept, classes = supervised_score(trial, key, params, X_train, y_train, splits, pos_label,
                                                                tune_threshold, prunable=trial.number >= n_known,
                                                                deadline=deadline)
+            if deadline.adjusted:  # a forest grew each tree on a sample of the rows to keep within its time
+                params.update(deadline.adjusted)
+                trial.set_user_attr("params", params)
             if deadline.rounds is not None:
                 params[ROUNDS_PARAM[key]] = deadline.rounds
                 trial.set_user_attr("params", params)
@@ -386,7 +389,7 @@ def fit_final(key: str, params: dict, threshold, pos_label, X_train, y_train, me
     elif TASK == "tabular_clustering":
         model = pipe.fit(X_train)
     else:
-        model = pipe.fit(X_train, y_train, **deadline_fit_params(key, "model", deadline))
+        model = fit_within(pipe, X_train, y_train, key, deadline)
     if deadline is not None and deadline.rounds is not None:
         SPLIT_NOTES["refit_stopped"] = (f"the refit on all training rows stopped at {deadline.rounds} of "
                                         f"{params.get(ROUNDS_PARAM[key])} rounds, where the budget ended")

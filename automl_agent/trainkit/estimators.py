@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
+import warnings
 
 import numpy as np
 
@@ -87,18 +89,24 @@ def make_estimator(key: str, params: dict, *, task: str, seed: int = 0, n_jobs: 
     return est
 
 
-ROUNDS_PARAM = {"lightgbm": "n_estimators", "catboost": "iterations"}  # models a deadline can stop between rounds
+# models a deadline can stop between rounds: boosting libraries through a callback after each round, scikit-learn's
+# ensembles by growing them in stages (warm_start) and checking the time between stages
+CALLBACK_ROUNDS = {"lightgbm": "n_estimators", "catboost": "iterations"}
+STAGED_ROUNDS = {"hist_gradient_boosting": "max_iter", "random_forest": "n_estimators", "extra_trees": "n_estimators"}
+ROUNDS_PARAM = {**CALLBACK_ROUNDS, **STAGED_ROUNDS}
 
 
 class TrainingDeadline:
     """Stops a boosting model's training once its time is up, keeping the rounds already built: a trial or a refit
     takes the seconds it was given whatever its number of rounds and the table's size. `rounds`: the fewest rounds
-    a fit under this deadline was stopped at (None: none was stopped)."""
+    a fit under this deadline was stopped at (None: none was stopped); `adjusted`: other hyperparameters a fit
+    changed to keep within it (a forest's rows per tree), which a refit must use too."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.until = time.monotonic() + seconds
         self.rounds: int | None = None
+        self.adjusted: dict = {}
 
     def _stop(self, rounds: int) -> None:
         self.rounds = rounds if self.rounds is None else min(self.rounds, rounds)
@@ -118,7 +126,99 @@ class TrainingDeadline:
 
 def deadline_fit_params(key: str, step: str, deadline: TrainingDeadline | None) -> dict:
     """Fit parameters of a pipeline whose step `step` is the model `key` that stop it at `deadline` (empty for a
-    model that cannot be stopped between rounds)."""
-    if deadline is None or key not in ROUNDS_PARAM:
+    model without a round callback)."""
+    if deadline is None or key not in CALLBACK_ROUNDS:
         return {}
     return {f"{step}__callbacks": [deadline]}
+
+
+def fit_within(pipe, X, y, key: str, deadline: TrainingDeadline | None):
+    """Fits a pipeline whose last step is the model `key`, stopping the model's training at `deadline`: boosting
+    libraries through their round callback, scikit-learn's ensembles (histogram boosting, forests) by growing them
+    in stages. Either way the fitted pipeline is the model of the rounds built, and `deadline.rounds` says how many
+    when it was stopped."""
+    if deadline is None or key not in STAGED_ROUNDS:
+        return pipe.fit(X, y, **deadline_fit_params(key, pipe.steps[-1][0], deadline))
+    Xt = pipe[:-1].fit_transform(X, y) if len(pipe) > 1 else X
+    _grow_in_stages(pipe[-1], Xt, y, STAGED_ROUNDS[key], deadline)
+    return pipe
+
+
+def _grow_in_stages(model, X, y, param: str, deadline: TrainingDeadline) -> None:
+    """Grows a warm-startable ensemble (or one inside a TransformedTargetRegressor) to its full number of rounds,
+    or until the deadline: a first stage of a few rounds measures their cost, each next stage adds what the time
+    left allows (a stage overruns the deadline by at most the error of that estimate)."""
+    from sklearn.compose import TransformedTargetRegressor
+
+    wrapped = isinstance(model, TransformedTargetRegressor)
+    template = model.regressor if wrapped else model
+    total = int(template.get_params()[param])
+    if param == "n_estimators":
+        _bound_tree_size(template, X, y, deadline)
+    built = min(total, _first_stage(template, param))
+    template.set_params(**{param: built, "warm_start": True})
+    started = time.monotonic()
+    with warnings.catch_warnings():  # a forest's balanced class weights warn under warm_start; the data stays the same
+        warnings.filterwarnings("ignore", message=".*warm_start.*", category=UserWarning)
+        model.fit(X, y)
+    grown = model.regressor_ if wrapped else model
+    target = (model.transformer_.transform(np.asarray(y, dtype=float).reshape(-1, 1))[:, 0] if wrapped else y)
+    first_stage_s = time.monotonic() - started
+    per_round = first_stage_s / built
+    while built < total and _rounds_built(grown, param) >= built:  # fewer: it stopped early by itself
+        left = deadline.until - time.monotonic()
+        # a stage also pays a fixed cost (histogram boosting bins the rows and replays its trees at each call): no
+        # stage starts with less time left than half the first one took
+        if left <= first_stage_s / 2:
+            deadline._stop(built)
+            break
+        before = built
+        built = min(total, built + max(1, int(0.8 * left / max(per_round, 1e-6))))
+        started = time.monotonic()
+        grown.set_params(**{param: built})
+        grown.fit(X, target)
+        per_round = (time.monotonic() - started) / (built - before)
+    done = _rounds_built(grown, param)
+    for estimator in {id(template): template, id(grown): grown}.values():
+        estimator.set_params(**{param: done if deadline.rounds is not None else total, "warm_start": False})
+
+
+PILOT_ROWS = 5000
+
+
+def _bound_tree_size(forest, X, y, deadline: TrainingDeadline) -> None:
+    """A forest cannot stop inside a tree, and one deep tree on millions of rows can take longer than a whole trial:
+    a tree timed on a sample predicts a tree's time on all rows (about n log² n: n rows sorted at each of its log n
+    levels), and where a stage of trees would take more than a fifth of the deadline, each tree is grown on a
+    bootstrap sample of the rows that fits (`max_samples`)."""
+    from sklearn.base import clone
+
+    n = X.shape[0]
+    if n <= 4 * PILOT_ROWS or forest.get_params().get("max_samples") is not None:
+        return
+    rows = np.random.default_rng(0).choice(n, PILOT_ROWS, replace=False)
+    pilot = clone(forest).set_params(n_estimators=1, n_jobs=1, warm_start=False)
+    started = time.monotonic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pilot.fit(X.iloc[rows] if hasattr(X, "iloc") else X[rows], y.iloc[rows] if hasattr(y, "iloc") else
+                  np.asarray(y)[rows])
+    per_tree = (time.monotonic() - started) * (n / PILOT_ROWS) * (np.log(n) / np.log(PILOT_ROWS)) ** 2
+    share = deadline.seconds / 5 / per_tree
+    if share < 1:
+        fraction = float(max(share, 2 * PILOT_ROWS / n))
+        deadline.adjusted.update({"bootstrap": True, "max_samples": round(fraction, 4)})
+        forest.set_params(**deadline.adjusted)
+
+
+def _first_stage(estimator, param: str) -> int:
+    """Rounds that measure a stage's cost: ten boosting iterations (each is quick), a tree per worker for a forest
+    (a deep tree on a large table takes seconds)."""
+    if param == "max_iter":
+        return 10
+    n_jobs = estimator.get_params().get("n_jobs") or 1
+    return max(1, os.cpu_count() or 1) if n_jobs < 0 else n_jobs
+
+
+def _rounds_built(estimator, param: str) -> int:
+    return int(estimator.n_iter_) if param == "max_iter" else len(estimator.estimators_)
