@@ -29,7 +29,7 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
     (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
 )
 _AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at most|or smaller", "<="),
-          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b|or over", ">="))
+          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b|or over|\+(?![\d.])", ">="))  # 'F1 0.5+'
 _GAP = r"[^.\d]{0,40}?"
 
 
@@ -105,11 +105,15 @@ def _performance_bounds(instruction: str) -> list[Constraint]:
     return [c for clause in clauses(instruction) for c in _clause_performance_bounds(clause)]
 
 
+_THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?k\b(?!-)")
+
+
 def _clause_performance_bounds(instruction: str) -> list[Constraint]:
     """Every bound on a score the instruction states, in order; a measure may have two (a range)."""
     # what a clustering score is measured against sits between the measure and its bound ('the Rand index against the
     # species labels must be at least 0.8'); it is said in few words so the gap rule below reads past it
     text = re.sub(r"\b(against|with|to) (?:the )?[\w.-]+ (labels?|classes|column|groups)\b", r"\1 \2", normalise(instruction))
+    text = _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", text)  # 'rmse<3k' is 3000
     found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
@@ -226,6 +230,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         clause = re.split(r"[.;]|\band\b|,", before)[-1]
         if _negated_before(text, m.start()):
             continue
+        if re.search(r"\b(?:next|following|coming|upcoming|last|past|previous|preceding|prior)\s+$", before) or \
+                re.match(r"\s+(?:ahead|out|into the future|of (?:history|context))\b", text[m.end():]):
+            continue  # 'forecast the next 30 minutes': a forecast's window, not a time limit
         if re.search(rf"(?<![\w-])(?:{errors})(?![\w-])\s*(?:is|should be|must be|of|:)?\s*(?:under|below|less than|"
                      r"at most|no more than|within|<=?|≤)?\s*(?:about\s+)?$", clause):
             continue  # "RMSE under 600 seconds" is an error measured in seconds
@@ -315,7 +322,8 @@ def mentioned_metric(instruction: str, task: TaskType, columns: tuple[str, ...] 
 
 # units that count the data's own steps, whatever their length: '120 sessions' of a trading series, '48 ticks'
 _COUNTED = (r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?|sessions?|bars?|"
-            r"ticks?|intervals?|samples?|measurements?|records?|entries|entry|time points?|data points?|candles?)")
+            r"ticks?|intervals?|slots?|blocks?|buckets?|bins?|samples?|measurements?|records?|entries|entry|time points?|"
+            r"data points?|candles?)")
 _SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
             "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "half-year": 15778476, "year": 31556952,
             "decade": 315569520}
@@ -329,7 +337,10 @@ _NUMBER_OR_ONE = (r"(\d+(?:\.\d+)?|half an?|a half|half|an?|one|two|three|four|f
                   r"twelve|fifteen|twenty|thirty)")
 # words that may stand between a count and its unit: 'the next 10 trading days', '12 more months'
 _UNIT_ADJECTIVES = (r"(?:(?:trading|business|working|calendar|market|full|whole|more|further|additional|consecutive|"
-                    r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical)\s+)?")
+                    r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical|"
+                    # the length of each step: 'the next 3 five-minute intervals', '12 half-hour slots'
+                    r"\d+[- ]?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)|half[- ]hour(?:ly)?|"
+                    r"quarter[- ]hour(?:ly)?)\s+)?")
 
 
 def _snapped(step_s: float) -> float:
@@ -373,7 +384,8 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
-        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:ahead|out|forward|horizon|into the future)\b"), step_s)
+        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?\s+(?:ahead|out|forward|horizon|into the future)\b"),
+        step_s)
     return lookback, horizon
 
 
@@ -384,7 +396,14 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
     if m:
         return int(m.group(1))
     m = next((found for phrase in phrases if (found := re.search(phrase, text))), None)
-    return _steps(m.group(1), m.group(2), step_s) if m and (m.group(1) or m.group(2)) else None
+    if not m or not (m.group(1) or m.group(2)):
+        return None
+    # 'the whole previous business day as history (169 slots)': a count of steps in parentheses says what the
+    # words before it mean on this data
+    counted = re.match(rf"[^.;()]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():])
+    if counted:
+        return int(counted.group(1))
+    return _steps(m.group(1), m.group(2), step_s)
 
 
 def requested_clusters(instruction: str) -> int | None:

@@ -53,6 +53,11 @@ ALIASES: dict[str, str] = {
     "neg_root_mean_squared_log_error": "rmsle", "neg_mean_absolute_percentage_error": "mape", "roc_auc": "roc_auc",
     "adjusted_rand_score": "adjusted_rand_index", "rand_score": "rand_index",
     "normalized_mutual_info_score": "nmi", "silhouette_score": "silhouette",
+    # and its metric functions: r2_score(y, pred)
+    "r2_score": "r2", "accuracy_score": "accuracy", "f1_score": "f1", "roc_auc_score": "roc_auc",
+    "precision_score": "precision", "recall_score": "recall", "mean_absolute_error": "mae",
+    "mean_squared_error": "mse", "root_mean_squared_error": "rmse", "mean_absolute_percentage_error": "mape",
+    "root_mean_squared_log_error": "rmsle",
 }
 
 # measures people ask for that automl-agent neither optimises nor reports: named alone, they are refused with the

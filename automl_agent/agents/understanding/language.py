@@ -57,17 +57,21 @@ _UNITS = {
     "fr": {"heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
            "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "pas": "steps",
            "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
-           "jours de bourse": "trading days", "séances": "sessions", "séance": "session"},
+           "jours de bourse": "trading days", "séances": "sessions", "séance": "session",
+           "intervalles": "intervals", "intervalle": "interval", "valeurs": "values"},
     "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
            "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
            "jahren": "years", "jahr": "year", "minuten": "minutes", "schritte": "steps", "schritten": "steps",
            "quartale": "quarters", "quartal": "quarter", "handelstage": "trading days", "handelstagen": "trading days",
            "börsentage": "trading days", "börsentagen": "trading days", "werktage": "business days",
-           "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days"},
+           "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days",
+           "intervalle": "intervals", "intervallen": "intervals", "intervall": "interval", "werte": "values",
+           "zeitschritte": "steps", "zeitschritten": "steps"},
     "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
            "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes",
            "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter", "días hábiles": "business days",
-           "sesiones": "sessions", "sesión": "session", "jornadas": "sessions"},
+           "sesiones": "sessions", "sesión": "session", "jornadas": "sessions",
+           "intervalos": "intervals", "intervalo": "interval", "valores": "values"},
 }
 
 # the request vocabulary, phrase -> English; longest phrases are tried first
@@ -133,7 +137,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "wurzel des mittleren quadratischen fehlers": "root mean squared error",
         "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
         "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
-        "spalten": "columns", "nächsten": "next", "kommenden": "next", "letzten": "last", "vergangenen": "last",
+        "spalten": "columns", "nächsten": "next", "kommenden": "next", "nächste": "next", "kommende": "next", "folgenden": "following",
+        "letzten": "last", "vergangenen": "last", "vorangegangenen": "preceding", "vorausgegangenen": "preceding",
+        "vorhergehenden": "preceding", "zurückliegenden": "preceding",
         "vorherigen": "previous", "cluster": "clusters", "gruppen": "groups", "in": "into", "und": "and", "oder": "or",
         "mit": "with", "für": "for", "jeden": "each", "jede": "each", "jedes": "each", "der": "the", "die": "the",
         "das": "the", "den": "the", "dem": "the", "des": "of the", "von": "of", "bitte": "please", "welcher": "which",
@@ -424,6 +430,55 @@ def _formula(text: str) -> tuple[str, list[str]]:
     return _FORMULA.sub(rewrite, text), notes
 
 
+_QUOTED = r"(?:'[^'\n]*'|\"[^\"\n]*\")"
+_NAME_LIST = rf"\[\s*{_QUOTED}(?:\s*,\s*{_QUOTED})*\s*,?\s*\]"
+_SELECTION = rf"[A-Za-z_]\w*\s*\[\s*(?:{_NAME_LIST}|{_QUOTED}|[A-Za-z_]\w*)\s*\]|[A-Za-z_]\w*\.[A-Za-z_]\w*|[A-Za-z_]\w*"
+
+
+def _python_code(text: str) -> tuple[str, list[str]]:
+    """pandas and scikit-learn code ('feats = [...]', 'X = df[feats]', 'y = df["run"]', 'model.fit(X, y)',
+    'X = df.drop(columns=[...])') read as the request it makes: 'predict run using only a, b, c'. The code stays
+    after it (its metric calls, 'r2_score', say how to score)."""
+    if not re.search(r"\.fit\(|^\s*y\s*=\s*\w+\s*\[", text, re.M):
+        return text, []
+    lists = {m.group(1): _names(m.group(2)) for m in re.finditer(rf"\b([A-Za-z_]\w*)\s*=\s*({_NAME_LIST})", text)}
+    assigned: dict[str, list[str]] = {}
+    dropped: list[str] = []
+
+    def chosen(expr: str) -> list[str]:
+        expr = expr.strip()
+        if expr in assigned:
+            return assigned[expr]
+        m = re.fullmatch(r"[A-Za-z_]\w*\s*\[\s*(.+?)\s*\]", expr, re.S)
+        if m:
+            inner = m.group(1)
+            return _names(inner) if inner.startswith(("[", "'", '"')) else lists.get(inner, [])
+        m = re.fullmatch(r"[A-Za-z_]\w*\.([A-Za-z_]\w*)", expr)
+        return [m.group(1)] if m and m.group(1) not in {"values", "index", "columns"} else []
+
+    for m in re.finditer(rf"\b([A-Za-z_]\w*)\s*=\s*({_SELECTION})\s*(?:$|[;\n])", text, re.M):
+        if chosen(m.group(2)):
+            assigned[m.group(1)] = chosen(m.group(2))
+    for m in re.finditer(rf"\b([A-Za-z_]\w*)\s*=\s*[A-Za-z_]\w*\.drop\(\s*(?:columns\s*=\s*)?({_NAME_LIST}|{_QUOTED})", text):
+        dropped += _names(m.group(2))
+    fit = re.search(rf"\.fit\(\s*({_SELECTION})\s*,\s*({_SELECTION})\s*[,)]", text)
+    inputs, target = (chosen(fit.group(1)), chosen(fit.group(2))) if fit else (assigned.get("X", []), assigned.get("y", []))
+    if len(target) != 1:
+        return text, []
+    dropped = [name for name in dropped if name != target[0]]
+    request = f"predict {target[0]}" + (f" using only {', '.join(inputs)}" if inputs else "") + (
+        f", do not use {', '.join(dropped)}" if dropped and not inputs else "")
+    # of the rest of the code only how it scores counts: its frame's name ('bat') may read like a column's
+    scoring = re.findall(r"\b(?:\w+_score|\w*mean_\w+_error|\w+_loss)\b|(?<=scoring=['\"])\w+", text)
+    if scoring:
+        request += f"; scored by {', '.join(dict.fromkeys(scoring))}"
+    return request, [f"code {text.strip()!r} read as {request!r}"]
+
+
+def _names(listed: str) -> list[str]:
+    return [q[1:-1] for q in re.findall(_QUOTED, listed)]
+
+
 _BULLET = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6]|\d{1,2}[.)])\s+")
 
 
@@ -556,6 +611,8 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
     """The one form every rule reads: one line, English request words, numbers as digits, formulas as words."""
     rewrites: list[str] = []
     text = unicodedata.normalize("NFC", _strip_accents_marks(instruction))
+    text, notes = _python_code(text)
+    rewrites += notes
     text, notes = _bullets(text)
     rewrites += notes
     lang = detect_language(text)

@@ -65,7 +65,10 @@ LOOKUP = re.compile(r"(?:^|[.!?;]\s*)(?:which|what|who|where|when|how many|how m
                     r"(?:best|highest|most|largest|biggest|top|worst|lowest|least|smallest)\b"
                     # 'the average closing price for each month': an aggregate of the rows there
                     r"|\b(?:give|show|list|tell|return|returns|compute|calculate|get)\s+(?:me\s+|us\s+)?(?:the\s+)?"
-                    r"(?:average|mean|total|sum|median|count|number)\b[^.;!?]*\b(?:for|per|by|in)\s+(?:each|every)\s+\w+")
+                    r"(?:average|mean|total|sum|median|count|number)\b[^.;!?]*\b(?:for|per|by|in)\s+(?:each|every)\s+\w+"
+                    # 'add up the home runs by team': a group-by sum
+                    r"|\b(?:add|sum|total|tot|count)(?:s|ed|ing|ting|led|ling)?\s+up\b[^.;!?]*\b(?:by|per|for each|for every|"
+                    r"across|within)\s+\w+|\b(?:tally|tallies|group(?:ed)? by)\b")
 PREDICTIVE = re.compile(r"\b(?:predict|forecast|estimat|model|classif|cluster|regress|will|would|next|future|tomorrow|expect|"
                         r"likely|could we|can we|can you|can i|train|learn|guess)\w*")
 SMALLTALK = re.compile(r"^\W*(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening)|thanks|thank you)\b"

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
+from ..constraints import requested_windows
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens
@@ -694,8 +695,11 @@ def _asked_for_but_absent(text: str, scores: dict[str, float]) -> str | None:
 def _forecasts_its_own_history(text: str, column: ColumnProfile) -> bool:
     """'Using the previous two years of monthly CPI, forecast the next quarter': in a forecast the one series named
     as what the model reads is also what it predicts."""
-    return column.kind == "numeric" and bool(re.search(r"\b(?:forecast\w*|project\w*|extrapolat\w*)\b", text)) \
-        and bool(re.search(r"\b(?:previous|past|last|prior|preceding)\s+(?:[\w.]+\s+){1,3}of\b", text))
+    if column.kind != "numeric" or not re.search(r"\b(?:forecast\w*|project\w*|extrapolat\w*)\b", text):
+        return False
+    # 'feeding the model the whole previous business day as history': any stated input window says the same
+    return bool(re.search(r"\b(?:previous|past|last|prior|preceding)\s+(?:[\w.]+\s+){1,3}of\b", text)) \
+        or requested_windows(text)[0] is not None
 
 
 def _reason(e: _Evidence) -> str:

@@ -167,6 +167,9 @@ def _number_runs(text: str) -> str:
         if key == "and" and run and run[-1] in _SCALE_WORDS:  # 'one hundred and fifty'
             continue
         if key in NUMBER_WORDS or (key in _SCALE_WORDS and run):
+            if run and key in NUMBER_WORDS and not _continues(run[-1], key):  # 'three five-minute slots': two numbers
+                flush()
+                out.append(pending_sep or " ")
             run.append(key)
             pending_sep = ""
             if tail:
@@ -180,10 +183,22 @@ def _number_runs(text: str) -> str:
         out.append(piece)
     flush()
     joined = "".join(out)
+    # 'a minute and a half' -> '1.5 minutes', '2 hours and a half' -> '2.5 hours'
+    joined = re.sub(r"\b(?:an?|1|(\d+)) (second|minute|hour|day|week|month|year)s? and a half\b",
+                    lambda m: f"{m.group(1) or 1}.5 {m.group(2)}s", joined)
     # 'two and a half minutes' -> '2.5 minutes'
     for words, fraction in (("a half|one half", ".5"), ("a quarter|one quarter", ".25"), ("three quarters|3 quarters", ".75")):
         joined = re.sub(rf"\b(\d+) and (?:{words})\b", rf"\g<1>{fraction}", joined)
     return joined
+
+
+def _continues(previous: str, word: str) -> bool:
+    """Whether a number word goes on the number before it: 'twenty five' is 25, 'hundred five' 105, but 'three
+    five' is two numbers."""
+    if previous in _SCALE_WORDS:
+        return True
+    value = NUMBER_WORDS[previous]
+    return value >= 20 and value % 10 == 0 and 0 < NUMBER_WORDS[word] < 10
 
 
 def abbreviates_phrase(name: str, words: list[str]) -> bool:

@@ -1,0 +1,110 @@
+"""Reader classes found by the blind corpus holdout18, each on sentences and tables of its own: two number words in a
+row are two numbers; windows counted in steps named by their length ('four 15-minute slots'), with a gloss between
+the count and 'ahead', or restated as a count in parentheses; German window words; 'the next 45 minutes' is a window,
+not a time limit; 'a minute and a half'; 'F1 0.5+' and 'rmse<3k'; pandas and scikit-learn code read as the request it
+makes; a group-by sum is not a learning task."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from automl_agent.agents.brains.base import RecordingBrain, Transcript
+from automl_agent.agents.brains.factory import make_brain
+from automl_agent.agents.constraints import parse_constraints, requested_windows
+from automl_agent.agents.understanding.language import canonical
+from automl_agent.agents.understanding.words import normalise
+from automl_agent.benchmark.understanding import read_table, understand
+
+QUARTER_HOUR = 900.0
+
+
+def _read(data: str, text: str) -> dict:
+    frame, profile = read_table(data)
+    return understand(RecordingBrain(make_brain("offline"), Transcript()), text, profile, None, frame)
+
+
+def _windows(text: str, step_s: float = QUARTER_HOUR) -> tuple[int | None, int | None]:
+    return requested_windows(canonical(text).text, step_s)
+
+
+@pytest.fixture(scope="module")
+def meter(tmp_path_factory):
+    """A quarter-hourly electricity meter: one series, one time column."""
+    n = 2000
+    stamps = pd.date_range("2025-03-01", periods=n, freq="15min")
+    load = 40 + 10 * np.sin(np.arange(n) * 2 * np.pi / 96) + np.random.default_rng(1).normal(size=n)
+    path = tmp_path_factory.mktemp("meter") / "meter.csv"
+    pd.DataFrame({"reading_time": stamps.astype(str), "kwh": load.round(2)}).to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def orchards(tmp_path_factory):
+    rng = np.random.default_rng(2)
+    n = 400
+    frame = pd.DataFrame({"orchard": rng.choice(["north", "south", "east"], n), "trees": rng.integers(50, 500, n),
+                          "rain_mm": rng.normal(600, 80, n).round(1), "sun_hours": rng.normal(1800, 150, n).round(),
+                          "soil_ph": rng.normal(6.5, 0.4, n).round(2)})
+    frame["yield_t"] = (frame.trees * 0.02 + frame.rain_mm * 0.004 + rng.normal(0, 1, n)).round(2)
+    path = tmp_path_factory.mktemp("orchards") / "orchards.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_two_number_words_in_a_row_are_two_numbers():
+    assert normalise("the next four fifteen-minute slots") == "the next 4 15-minute slots"
+    assert normalise("twenty five rows, one hundred and five days") == "25 rows, 105 days"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Forecast the next four fifteen-minute slots from the last 96 readings.", (96, 4)),
+    ("Predict kwh 8 steps (two hours) ahead, input window of 192 steps.", (192, 8)),
+    ("Use the whole previous day as input (96 slots) and forecast the coming hour.", (96, 4)),
+    ("Bitte den Verbrauch für die kommende Stunde vorhersagen, aus den vorangegangenen zwei Stunden.", (8, 4)),
+])
+def test_windows_as_people_count_them(text, expected):
+    assert _windows(text) == expected
+
+
+def test_the_next_minutes_of_a_forecast_are_a_window_not_a_time_limit():
+    assert [c.name for c in parse_constraints("forecast the next 45 minutes of load, MAE below 3")] == ["mae"]
+    assert [c.name for c in parse_constraints("a forecast call has to answer within 45 milliseconds")] == ["latency_ms"]
+    assert [c.name for c in parse_constraints("training must be done in 45 minutes")] == ["training_time_s"]
+
+
+@pytest.mark.parametrize("text,name,op,target", [
+    ("fit within a minute and a half", "training_time_s", "<=", 90.0),
+    ("training: 2 hours and a half at most", "training_time_s", "<=", 9000.0),
+    ("orchards, y = yield_t, R2 0.7+", "r2", ">=", 0.7),
+    ("need mae<1.5k", "mae", "<", 1500.0),
+])
+def test_bounds_in_shorthand(text, name, op, target):
+    found = {c.name: c for c in parse_constraints(text)}
+    assert (found[name].op, found[name].target) == (op, target)
+
+
+def test_a_series_named_beside_its_history_window_is_what_a_forecast_predicts(meter):
+    got = _read(meter, "Feed the model the previous six hours of kwh (24 slots) and forecast the next hour.")
+    assert (got["outcome"], got["target"], got["lookback"], got["horizon"]) == ("ok", "kwh", 24, 4), got
+
+
+@pytest.mark.parametrize("text,target,features,excluded,metric", [
+    ("cols = ['trees', 'rain_mm']\nreg = GradientBoostingRegressor().fit(df[cols], df['yield_t'])\n"
+     "print(mean_absolute_error(df['yield_t'], reg.predict(df[cols])))", "yield_t", ["rain_mm", "trees"], [], "mae"),
+    ("X = orchards.drop(columns=['orchard', 'yield_t'])\ny = orchards.yield_t\nRidge().fit(X, y)",
+     "yield_t", [], ["orchard"], "rmse"),
+])
+def test_code_reads_as_the_request_it_makes(orchards, text, target, features, excluded, metric):
+    got = _read(orchards, text)
+    assert (got["outcome"], got["target"], got["features"], got["excluded"], got["metric"]) == (
+        "ok", target, features, excluded, metric), got
+
+
+@pytest.mark.parametrize("text", [
+    "Sum up the yield per orchard and show me which one produced the most.",
+    "Tally the trees across orchards.",
+])
+def test_a_group_by_sum_is_not_a_learning_task(orchards, text):
+    assert _read(orchards, text)["outcome"] == "refuse"
