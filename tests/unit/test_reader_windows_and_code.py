@@ -108,3 +108,68 @@ def test_code_reads_as_the_request_it_makes(orchards, text, target, features, ex
 ])
 def test_a_group_by_sum_is_not_a_learning_task(orchards, text):
     assert _read(orchards, text)["outcome"] == "refuse"
+
+
+# ---- the second round of holdout18's classes: names as people write them
+
+
+@pytest.fixture(scope="module")
+def households(tmp_path_factory):
+    """One row per child, with the parents' measures beside it (as in Galton's families table)."""
+    rng = np.random.default_rng(5)
+    n = 500
+    frame = pd.DataFrame({"household": rng.integers(1, 120, n).astype(str), "dad": rng.normal(69, 2.5, n).round(1),
+                          "mom": rng.normal(64, 2.3, n).round(1), "childRank": rng.integers(1, 8, n),
+                          "sex": rng.choice(["male", "female"], n)})
+    frame["parentWeight"] = rng.normal(150, 20, n).round()
+    frame["childWeight"] = (frame.parentWeight * 0.3 + rng.normal(0, 5, n)).round(1)
+    frame["preIncome"] = rng.normal(50, 10, n).round(1)
+    frame["income"] = rng.normal(55, 10, n).round(1)
+    path = tmp_path_factory.mktemp("households") / "households.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.mark.parametrize("text", [
+    "Estimate the adult weight of each child from dad and mom only.",
+    "Predict every child's weight from dad and mom only.",
+    "Je voudrais prédire le poids de chaque enfant à partir de dad et mom, sans rien d'autre.",
+])
+def test_a_measure_said_of_its_owner_names_the_column_of_both_words(households, text):
+    got = _read(households, text)
+    assert (got["outcome"], got["target"], got["features"]) == ("ok", "childWeight", ["dad", "mom"]), got
+
+
+def test_names_between_two_column_names_are_the_range_in_the_tables_order(households):
+    got = _read(households, "regress childWeight on the parents' measures (dad..mom) and parentWeight")
+    assert (got["target"], got["features"]) == ("childWeight", ["dad", "mom", "parentWeight"]), got
+
+
+def test_words_restated_as_columns_are_those_columns(households):
+    got = _read(households, "Predict childWeight using only the family background, i.e. dad, mom and parentWeight.")
+    assert got["features"] == ["dad", "mom", "parentWeight"], got
+
+
+def test_both_of_a_kind_and_a_lone_neither_point_at_their_columns(households):
+    got = _read(households, "Predict childWeight. Keep both income fields out of the model.")
+    assert got["excluded"] == ["income", "preIncome"], got
+    got = _read(households, "Predict childWeight. The household code and the rank are bookkeeping, so neither may "
+                            "be an input; sex is out too.")
+    assert got["excluded"] == ["childRank", "household", "sex"], got
+
+
+def test_a_counted_heading_whose_list_leaves_its_noun_unsaid(households):
+    got = _read(households, "Tell whether each child is a boy or a girl, using only two weights: the one of the "
+                            "child and the one of the parent.")
+    assert (got["outcome"], got["target"], got["features"]) == ("ok", "sex", ["childWeight", "parentWeight"]), got
+
+
+def test_only_those_two_points_back_at_the_inputs_said_in_words(households):
+    got = _read(households, "How much of the variation in the children's weights is explained by the parent weight "
+                            "together with dad? What R2 would a model using only those two reach?")
+    assert (got["target"], got["features"], got["metric"]) == ("childWeight", ["dad", "parentWeight"], "r2"), got
+
+
+def test_classes_named_as_numbers_are_asked_about_not_given(households):
+    got = _read(households, "Could a model tell whether a child is rank 1, 2 or 3 childRank from dad and mom?")
+    assert (got["outcome"], got["target"]) == ("ok", "childRank"), got

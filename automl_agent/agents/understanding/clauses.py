@@ -50,7 +50,8 @@ _RESTRICT_OPENERS = (
     rf"\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",
     # 'Predictors: tenure, contract', '* allowed inputs: cc, attach'
     rf"(?:^|[.;!?]\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
-    rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})\s*:\s*",
+    rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
+    r"(?:\s*,?\s*(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following))?\s*:\s*",  # 'inputs, exactly these:'
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
     r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract

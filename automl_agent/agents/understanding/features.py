@@ -14,8 +14,9 @@ from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, na
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
-    rf"wouldn't|would not|without|(?:won't|will not|doesn't|does not|don't|do not|can't|cannot) (?:let|allow) "
-    rf"(?:us|me|you|it|them|the model)(?: to)?)\s+"
+    rf"wouldn't|would not|without|(?:won't|will not|doesn't|does not|don't|do not|can't|cannot|without) "
+    # 'without letting the clustering see the position'
+    rf"(?:let(?:ting)?|allow(?:ing)?) (?:us|me|you|it|them|the model|the [a-z]+)(?: to)?)\s+"
     rf"(?:to\s+)?(?:us(?:e|ing)|includ(?:e|ing)|look(?:ing)? at|consider(?:ing)?|feed(?:ing)?|rel(?:y|ying) on|"
     rf"touch(?:ing)?|see(?:ing)?)\b(?:\s+(?:it|them|the model|the classifier|the regressor))?{LEAD_IN}",
     rf"\b(?:exclud(?:e|es|ed|ing)|ignor(?:e|es|ed|ing)|leav(?:e|es|ing) out|left out|omit(?:s|ted|ting)?|"
@@ -35,6 +36,8 @@ _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^
                   r"\s+(?:(?:(?:must|should|may|can|will|is to|are to|has to|have to)\s*(?:not|never)|can't|cannot|won't|"
                   r"mustn't|shouldn't|may not)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|"
                   r"touched)"
+                  # 'the player's name is out too'
+                  r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?out(?=\s*(?:too|as well|also)?\s*(?:[.;,!]|$))"
                   r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?(?:off[- ]limits|not allowed|forbidden|banned|taboo|"
                   r"off the table|out of bounds|not to be used|not an? (?:input|feature)s?)"
                   r"|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out"
@@ -121,6 +124,10 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
     return scored
 
 
+_MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", "count", "number", "total", "score",
+                  "index", "amount", "level", "value"}
+
+
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
     """The columns one list item names, and whether it names a group on purpose: the exact name, several exact names
     without commas ('x y z'), a kind ('the numeric columns'), or the column whose name its words say best. Several
@@ -129,9 +136,13 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
-    counted = re.fullmatch(r"(\d+)\s+(.+)", bare)
+    if re.search(r"[a-z]-[a-z]", bare):  # 'mid-parent height' for midparentHeight
+        joined, group = _columns_for(re.sub(r"(?<=[a-z])-(?=[a-z])", "", bare), columns)
+        if len(joined) == 1:
+            return joined, group
+    counted = re.fullmatch(r"(?:(?:the|all)\s+)?(\d+|both)\s+(.+)", bare)  # 'both race fields'
     if counted:
-        group = _counted_group(int(counted.group(1)), counted.group(2), columns)
+        group = _counted_group(2 if counted.group(1) == "both" else int(counted.group(1)), counted.group(2), columns)
         if group:
             return group, True
     names = {c.name.lower(): c.name for c in columns}
@@ -142,8 +153,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     content = [w for w in bare.split() if w not in STOPWORDS]
     # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'
     # 'the mean maximum temperature' for meanmax: the head noun may stay unsaid in the name
-    for words in (content, content[::-1] if len(content) == 2 else [], content[:-1] if len(content) >= 3 else []):
-        spelled = [c.name for c in columns if len(words) > 1 and abbreviates_phrase(c.name, words)]
+    # ('slugging percentage' for slg: a measure's kind may stay unsaid too)
+    for words in (content, content[::-1] if len(content) == 2 else [],
+                  content[:-1] if len(content) >= 3 or (content and content[-1] in _MEASURE_KINDS) else []):
+        spelled = [c.name for c in columns if (len(words) > 1 or len(content) == 2 and words == content[:1])
+                   and abbreviates_phrase(c.name, words)]
         if len(spelled) == 1:  # 'body weight' for Bwt
             return spelled, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
@@ -154,6 +168,13 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     scored = {name: score for name, score in _scores(bare, columns, head=True).items() if score >= STRONG}
     top = max(scored.values(), default=0.0)
     best = [name for name, score in scored.items() if score == top]
+    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)
+    if best and head and head.group(1) not in _GENERIC and head.group(1) not in STOPWORDS \
+            and not any(_name_says(name, tokens(head.group(1))[0]) for name in best):
+        # 'the sex of the child': what the item is, said first, wins over whose it is ('child' in childNum)
+        named, _ = _columns_for(head.group(1), columns)
+        if len(named) == 1:
+            return named, False
     if best:
         return best, False
     # every word said belongs to one column's name and to no other's: 'income' for ApplicantIncome_USD, 'living
@@ -164,9 +185,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         return covering, False
     # 'the identifier of the order', 'the order ID': the one identifier column, when the table has one
     if {t.text for t in said} & {"identifier", "identifiers", "id", "ids"}:
-        identifiers = [c.name for c in columns if c.kind == "identifier" or "id" in name_parts(c.name).words]
-        if len(identifiers) == 1:
-            return identifiers, False
+        # a column whose name says id first ('idNum' beside a row counter 'rownames'), else any identifier
+        for identifiers in ([c.name for c in columns if "id" in name_parts(c.name).words],
+                            [c.name for c in columns if c.kind == "identifier" or "id" in name_parts(c.name).words]):
+            if len(identifiers) == 1:
+                return identifiers, False
     # 'the identifier of the order': nothing names both words, and the head noun, said before 'of', names one column
     head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)
     if head and head.group(1) not in _GENERIC and head.group(1) not in STOPWORDS:
@@ -238,6 +261,15 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
     choice = FeatureChoice()
     for start, a, b, end, strength in input_spans(text):
         chunk = text[a:b]
+        pronoun = re.search(r"\b(?:those|these|them|both|the)\s*$", text[start:a])
+        if pronoun and re.fullmatch(r"\s*(?:\d+\s*)?(?:columns?|fields?|variables?|inputs?|features?|ones?)?\s*"
+                                    r"(?:[a-z]+\s*)?", chunk):
+            # 'a model using only those two': what they stand for, said before, as many as it counts
+            phrase = pronoun.group(0) + chunk
+            referred = _referent(text, start, profile, phrase)
+            if referred and len(_resolve(referred, profile, target)[0]) != (_counted(phrase) or 0):
+                referred = ""
+            chunk = referred or _listed_before(text, start, profile, target, phrase) or chunk
         if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
         names_inputs = bool(re.search(rf"\b(?:{COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
@@ -336,11 +368,13 @@ class NegatedInputs(BaseModel):
 
 
 # the verbs and fillers around a negated list, dropped before its items are read
-_NEGATED_NOISE = (r"\b(?:the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
+_NEGATED_NOISE = (r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
                   r"may|might|can|could|should|must|shall|will|would|be|been|out|aside|"
                   r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
                   r"columns?|variables?|predictors?|at all|either|too|here|model|for|of it|obviously|of course|clearly|"
-                  r"naturally|surely|thanks?|thank you|pls|plz)\b")
+                  r"naturally|surely|thanks?|thank you|pls|plz|"
+                  # 'without letting the clustering see the position'
+                  r"let(?:s|ting)?|allow(?:s|ing)?|see(?:s|ing)?|touch(?:es|ing)?|clustering|algorithm)\b")
 _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|interesting|important|useful|relevant|"
               r"rows?|records?|cases?|observations?|entries|labels?|thanks?|perfect|supervis\w*|help|care|leak\w*|"
               r"overfit\w*|cheat\w*|bias\w*|data|table|file)\b|^to\b|^\W*\w{0,2}\W*$")
@@ -393,8 +427,11 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
         listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent
-        if (re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
-                                                        and not _names_in(listed_part, profile))) and not limited:
+        # '..., so neither may be an input': a cue standing alone in its clause points back like a pronoun
+        lone = not said_after and not re.sub(r"[\W\d]+|\b(?:so|and|but|thus|hence|therefore|then)\b", "",
+                                             clause[:cues[0].start()])
+        if (lone or re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
+                                                                and not _names_in(listed_part, profile))) and not limited:
             # 'linkstatus ... and dayslink ...: we exclude them both, as well as id'; 'X is decided at check-in, and Y
             # and Z pile up later, so none of those may be used': the pronoun stands for what came before
             before = clause[:cues[0].start()]
@@ -486,6 +523,27 @@ def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> st
     if counted and len(re.findall(name, runs[-1])) != counted[0]:
         return ""
     return runs[-1]
+
+
+def _listed_before(text: str, at: int, profile: DataProfile, target: str | None, pronoun: str) -> str:
+    """'... explained by the mid-parent height together with the child's sex? ... using only those two': the last
+    list of inputs in the sentence before, in words, when its items name exactly as many columns as the pronoun
+    counts ('' when they do not)."""
+    sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
+    before = text[max((m.end() for m in re.finditer(r"[.;!?]\s", text[:max(0, sentence - 1)])), default=0):sentence]
+    opener = list(re.finditer(r"\b(?<!together )(?<!along )(?:by|from|using|with|on|given)\s+", before))
+    if not opener:
+        return ""
+    listed = re.sub(r"\btogether with\b|\balong with\b|\bplus\b", ",", before[opener[-1].end():]).strip(" ?.!;")
+    named, unresolved = _resolve(listed, profile, target)
+    return ", ".join(named) if named and not unresolved and len(named) == _counted(pronoun) else ""
+
+
+def _counted(pronoun: str) -> int | None:
+    """How many a pronoun counts: 'those 2' 2, 'both' 2, 'those' None."""
+    counted = [n for w, n in _COUNT_WORDS.items() if re.search(rf"\b{w}\b", pronoun)] + \
+        [int(d) for d in re.findall(r"\d+", pronoun)]
+    return counted[0] if counted else None
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
-from .words import NUMBER_WORDS
+from .words import NUMBER_WORDS, name_parts, stem
 
 # function words that tell the languages apart in short sentences (none of them an English word)
 _MARKERS = {
@@ -115,7 +115,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "on les retire": "we remove them", "on le retire": "we remove it", "on la retire": "we remove it",
         "retirer": "remove", "retire": "remove", "retirez": "remove", "enlever": "remove", "enlève": "remove",
         "enlevez": "remove", "supprimer": "drop", "supprime": "drop", "supprimez": "drop", "écarter": "leave out",
-        "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
+        "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "sans rien d'autre": "and nothing else", "sans rien de plus": "and nothing else",
+        "celle": "that", "celui": "that", "sous": "under", "rester": "stay", "reste": "stays", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
         "interdites": "forbidden", "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
@@ -576,7 +577,8 @@ def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str
 
 
 def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
-    """'V1 to V9', 'x1-x5', 'V1 bis V9': numbered columns written as a range, listed one by one."""
+    """'V1 to V9', 'x1-x5', 'V1 bis V9': numbered columns written as a range, listed one by one; 'Buick..Saturn',
+    'game through bat_avg': any two columns' names joined by dots or 'through', the columns between them."""
     notes = []
 
     def expand(m: re.Match) -> str:
@@ -591,8 +593,105 @@ def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         notes.append(f"{m.group(0)!r} read as {len(listed)} columns: {', '.join(listed)}")
         return ", ".join(listed)
 
-    return re.sub(r"(?<![\w.])([A-Za-z_.]+\d+)\s*(to|through|thru|until|bis|à|a|hasta|-|–|\.\.)\s*([A-Za-z_.]+\d+)(?![\w])",
+    text = re.sub(r"(?<![\w.])([A-Za-z_.]+\d+)\s*(to|through|thru|until|bis|à|a|hasta|-|–|\.\.)\s*([A-Za-z_.]+\d+)(?![\w])",
+                  expand, text)
+    # 'the make flags (Buick..Saturn)', 'from game through bat_avg': any two column names, in the table's order
+    return re.sub(r"(?<![\w.])([A-Za-z_][\w.]*?)\s*(\.\.\.?|…|\bthrough\b|\bthru\b)\s*([A-Za-z_][\w]*)(?![\w])",
                   expand, text), notes
+
+
+_RESTATES = r",?\s*\b(?:i\.\s?e\.?|that is|namely|in other words|specifically)\s*,?\s*"
+_EVERY_COLUMN = r"(?:(?:every|all|each|the)\s+(?:\w+\s+){0,2}?(?:columns?|variables?|fields?|stats?)\s+)?(?:from\s+)?"
+
+
+def _restated(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'by their stat lines, i.e. game, at_bat, ...': words restated as a list of the columns' names are those
+    columns; read on their own they would name none, so they go."""
+    names = {c.lower() for c in columns}
+    notes = []
+    for m in reversed(list(re.finditer(_RESTATES, text, re.I))):
+        head = re.match(_EVERY_COLUMN, text[m.end():], re.I)
+        listed = text[m.end() + head.end():]
+        items = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+or\s+", re.split(r"[.;:()]", listed, maxsplit=1)[0])
+        named = 0
+        for item in items:
+            if item.strip().lower() not in names:
+                break
+            named += 1
+        if named < 2:
+            continue
+        opener = list(re.finditer(r"\b(?:by|on|from|with|using|use|of|only)\s+", text[max(0, m.start() - 50):m.start()]))
+        if not opener:
+            continue
+        start = max(0, m.start() - 50) + opener[-1].end()
+        notes.append(f"{text[start:m.start()].strip()!r} read as the columns it is restated as")
+        text = text[:start] + text[m.end() + head.end():]
+    return text, notes
+
+
+def _elided(text: str) -> tuple[str, list[str]]:
+    """'only 3 heights: the one of the child, of the father and of the mother' -> 'only the height of the child,
+    the height of the father and the height of the mother': a counted heading whose list leaves its noun unsaid."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        noun, listed = m.group(2), m.group(3)
+        items = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", listed)
+        if len(items) < 2 or not all(re.fullmatch(r"(?:(?:the\s+)?(?:one|1)\s+|that\s+|those\s+)?of\s+.+", i) for i in items):
+            return m.group(0)
+        said = ", ".join(re.sub(r"^(?:(?:the\s+)?(?:one|1)\s+|that\s+|those\s+)?of\s+", f"the {noun} of ", i) for i in items)
+        notes.append(f"{m.group(0)!r} read as {said!r}")
+        return said
+
+    return re.sub(r"\b(\d+|two|three|four|five|six|seven|eight|nine|ten)\s+([a-z]+?)(?:e?s)?\s*:\s*([^.;:!?]+)",
+                  rewrite, text, flags=re.I), notes
+
+
+def _owned(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'the adult height of each child' -> 'the childHeight': a measure said of its owner, when the two
+    words are together a column's name (childHeight beside childNum and midparentHeight)."""
+    two_words = {}
+    for name in columns:
+        words = name_parts(name).words
+        if len(words) == 2:
+            two_words.setdefault(frozenset(stem(w) for w in words), []).append(name)
+    notes = []
+
+    def named_by(words: str, owner: str) -> str | None:
+        owner = stem(_SINGULAR.get(owner.lower(), owner))
+        for word in words.split():
+            named = two_words.get(frozenset({stem(word), owner}), [])
+            if len(named) == 1 and stem(word) != owner:
+                return named[0]
+        return None
+
+    def of_owner(m: re.Match) -> str:
+        named = named_by(m.group(2), m.group(3))
+        if named:
+            notes.append(f"{m.group(0)!r} read as {named!r}")
+        return f"{m.group(1)}{named}" if named else m.group(0)
+
+    def owners(m: re.Match) -> str:  # "the children's adult heights"
+        words = m.group(3).split()
+        for i in range(len(words)):
+            named = named_by(words[i], m.group(2))
+            if named:
+                notes.append(f"{m.group(0)!r} read as {named!r}")
+                # 'every child's weight': what is said of each row, not the row ('every childWeight' would be)
+                determiner = "the " if m.group(1).strip().lower() in {"each", "every"} else m.group(1)
+                return " ".join([f"{determiner}{named}", *words[i + 1:]])
+        return m.group(0)
+
+    text = re.sub(r"\b(the\s+|its\s+|their\s+|his\s+|her\s+)((?:[a-z]+\s+)?[a-z]+)\s+of\s+"
+                  r"(?=(?:each|every|the|a|an|this|that|their|its)\s+([a-z]+)\b)(?:each|every|the|a|an|this|that|their|"
+                  r"its)\s+[a-z]+\b", of_owner, text, flags=re.I)
+    text = re.sub(r"\b((?:the|a|each|every)\s+)([a-z]+)(?:'s|')\s+((?:[a-z]+\s+)?[a-z]+)\b", owners, text, flags=re.I)
+    return text, notes
+
+
+# plurals that a stemmer does not bring back to their singular
+_SINGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "mice": "mouse", "feet": "foot",
+             "teeth": "tooth", "geese": "goose"}
 
 
 def _reordered(text: str) -> str:
@@ -631,11 +730,17 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         rewrites += notes
     text, notes = _formula(text)
     rewrites += notes
+    text, notes = _ranges(text, columns)
+    rewrites += notes
+    text, notes = _restated(text, columns)
+    rewrites += notes
+    text, notes = _elided(text)
+    rewrites += notes
+    text, notes = _owned(text, columns)
+    rewrites += notes
     text, notes = _named_in_parentheses(text, columns)
     rewrites += notes
     text, notes = _glosses(text, columns)
-    rewrites += notes
-    text, notes = _ranges(text, columns)
     rewrites += notes
     text = re.sub(r"[ \t]{2,}", " ", text)
     return Canonical(text=text, language=lang, rewrites=rewrites)

@@ -451,6 +451,8 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
         n = re.escape(column.name.lower())
         patterns = (
             rf"\b(?:target|label|outcome variable|dependent variable|response|y)\s*(?:column|variable|field)?\s*(?:is|=|:|-)?\s*[`'\"]?{n}(?![\w])",
+            # a spec's key: '- outcome: personSearch', 'predict = churn'
+            rf"(?:^|[;:.]\s*)(?:outcome|output|predict|to predict|predicting|objective|dependent)\s*[:=]\s*[`'\"]?{n}(?![\w])",
             rf"\b(?:the\s+)?[`'\"]?{n}[`'\"]?\s+(?:column|field|variable)\s+(?:as|is)\s+(?:the\s+)?(?:label|target|thing to predict|output)",
             rf"\b(?:predict|model|forecast|regression on|classify)\s+(?:the\s+)?(?:column\s+)?[`'\"]{n}[`'\"]",
             rf"\bcolumn\s+[`'\"]?{n}(?![\w])",
@@ -498,8 +500,11 @@ def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
 
 
 def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> str:
-    if re.search(r"(?<![\w.])\d[\d.,]*\s*-?\s*$", text[max(0, e.start - 14):e.start]):
-        return "feature"  # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for
+    if re.search(r"(?<![\w.])\d[\d.,]*\s*-?\s*$", text[max(0, e.start - 14):e.start]) and not re.search(
+            r"\d\s*(?:,\s*\d+\s*)*,?\s*(?:or|and|vs\.?|versus)\s+\d+\s*-?\s*$", text[max(0, e.start - 30):e.start]):
+        # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for; 'a 4, 6 or 8 cylinder engine'
+        # names the classes asked about
+        return "feature"
     for role in ("feature", "subject", "target"):
         key = "features" if role == "feature" else role
         if _within(e.start, roles[key]):
@@ -574,8 +579,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     found: list[_Evidence] = []
     excluded: list[str] = []
     # where a column is named in full: the words inside it ('health' in 'health_ins') name no other column
-    spans = [(m.start(), m.end(), c.name) for c in columns
-             for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", text) if len(c.name) > 2]
+    # (or with spaces for its underscores and dots: 'home run' for home_run holds 'run', another column)
+    spans = [(m.start(), m.end(), c.name) for c in columns if len(c.name) > 2
+             for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower())}
+             for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
     row_unit = _row_unit(profile, text)
     for column in columns:
         mentions = [e for e in column_mentions(column, text, toks)
@@ -589,7 +596,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             continue
         for e in kept:
             e.role = _role(e, roles, text)
-        if any(e.role == "feature" and e.how != "values" for e in kept) and not any(e.role == "target" for e in kept):
+        strongest = max((e.score for e in kept), default=0.0)
+        # (not when the input's words say it less than the others: 'height' in 'explained by the mid-parent height'
+        # does not make the 'childHeight' said before an input)
+        if any(e.role == "feature" and e.how != "values" and e.score >= strongest for e in kept) \
+                and not any(e.role == "target" for e in kept):
             # 'from their age, ..., the survey year': a column given as an input, mentioned again elsewhere in words
             # that say nothing of its role ('earns per year'), is still an input
             for e in kept:
