@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import UserFacingError
-from .constraints import conflicting_bounds, requested_windows
+from .constraints import conflicting_bounds
+from .understanding.windows import requested_windows
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
 from .metrics import TASK_METRICS
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from automl_agent.agents.brains.offline import OfflineRules, infer_task
-from automl_agent.agents.constraints import requested_windows
+from automl_agent.agents.understanding.windows import requested_windows
 from automl_agent.agents.contracts import TaskType
 from automl_agent.agents.prompt_agent import cross_check
 from automl_agent.data.profile import profile_table

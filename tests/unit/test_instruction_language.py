@@ -89,7 +89,7 @@ def test_a_bound_that_goes_nowhere_is_asked_about():
     ("univariate forecast, 18 steps ahead, 60-step lookback", 2678400.0, (60, 18)),
 ])
 def test_forecast_windows_are_read_in_the_data_own_steps(text, step_s, expected):
-    from automl_agent.agents.constraints import requested_windows
+    from automl_agent.agents.understanding.windows import requested_windows
 
     assert requested_windows(text, step_s) == expected
 

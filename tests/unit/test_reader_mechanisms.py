@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from automl_agent.agents.constraints import requested_windows
+from automl_agent.agents.understanding.windows import requested_windows
 from automl_agent.agents.understanding import decide_target
 from automl_agent.agents.understanding.features import decide_features
 from automl_agent.agents.understanding.language import canonical

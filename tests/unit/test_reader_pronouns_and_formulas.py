@@ -9,7 +9,8 @@ import pytest
 
 from automl_agent.agents.brains.base import RecordingBrain, Transcript
 from automl_agent.agents.brains.factory import make_brain
-from automl_agent.agents.constraints import parse_constraints, requested_windows
+from automl_agent.agents.constraints import parse_constraints
+from automl_agent.agents.understanding.windows import requested_windows
 from automl_agent.agents.understanding.language import canonical
 from automl_agent.benchmark.understanding import read_table, understand
 

@@ -15,7 +15,8 @@ from .. import metrics
 from ..understanding import NAMED, TargetDecision, decide_target, held_labels, judge_request, sentence_encoder
 from ..understanding.request import data_names
 from ..understanding.exclusions import without_excluded
-from ..constraints import mentioned_metric, parse_constraints, requested_clusters, requested_windows
+from ..constraints import mentioned_metric, parse_constraints, requested_clusters
+from ..understanding.windows import requested_windows
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
     GeneratedScript,

@@ -428,7 +428,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         span = after if said_after or limited else clause[:cues[0].start()]
         listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent
         # '..., so neither may be an input': a cue standing alone in its clause points back like a pronoun
-        lone = not said_after and not re.sub(r"[\W\d]+|\b(?:so|and|but|thus|hence|therefore|then)\b", "",
+        lone = re.fullmatch(r"neither|none\s+of", cues[0].group(0)) and not said_after and not re.sub(r"[\W\d]+|\b(?:so|and|but|thus|hence|therefore|then)\b", "",
                                              clause[:cues[0].start()])
         if (lone or re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
                                                                 and not _names_in(listed_part, profile))) and not limited:

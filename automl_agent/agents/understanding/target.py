@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from ..constraints import requested_windows
+from .windows import requested_windows
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens

@@ -1,0 +1,94 @@
+"""Forecast windows as people say them: how many steps the model reads (lookback) and predicts (horizon), from
+settings (INPUT_SEQ_LEN=96), counts ('the next 12 steps') or calendar units converted with the data's time step."""
+
+from __future__ import annotations
+
+import re
+
+from .words import normalise
+
+
+# units that count the data's own steps, whatever their length: '120 sessions' of a trading series, '48 ticks'
+_COUNTED = (r"(?:steps?|points?|values?|observations?|periods?|time steps?|readings?|rows?|lags?|sessions?|bars?|"
+            r"ticks?|intervals?|slots?|blocks?|buckets?|bins?|samples?|measurements?|records?|entries|entry|time points?|"
+            r"data points?|candles?)")
+_SECONDS = {"minute": 60, "half-hour": 1800, "half hour": 1800, "hour": 3600, "day": 86400, "week": 604800,
+            "fortnight": 1209600, "month": 2629746, "quarter": 7889238, "half-year": 15778476, "year": 31556952,
+            "decade": 315569520}
+_WEEKS = {"year": 52, "half-year": 26, "quarter": 13, "fortnight": 2, "week": 1}
+_CALENDAR = r"(?:half[- ]hours?|minutes?|hours?|days?|weeks?|fortnights?|months?|quarters?|half[- ]years?|years?|decades?)"
+_WINDOW_UNITS = rf"(?:{_COUNTED}|{_CALENDAR})"
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+                 "half": 0.5, "half a": 0.5, "half an": 0.5, "a half": 0.5}
+_NUMBER_OR_ONE = (r"(\d+(?:\.\d+)?|half an?|a half|half|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                  r"twelve|fifteen|twenty|thirty)")
+# words that may stand between a count and its unit: 'the next 10 trading days', '12 more months'
+_UNIT_ADJECTIVES = (r"(?:(?:trading|business|working|calendar|market|full|whole|more|further|additional|consecutive|"
+                    r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical|"
+                    # the length of each step: 'the next 3 five-minute intervals', '12 half-hour slots'
+                    r"\d+[- ]?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)|half[- ]hour(?:ly)?|"
+                    r"quarter[- ]hour(?:ly)?)\s+)?")
+
+
+def _snapped(step_s: float) -> float:
+    """A measured step of 28-31 days is a month, of 89-92 days a quarter, of 365-366 days a year."""
+    for unit, (low, high) in {"month": (27, 32), "quarter": (88, 93), "year": (360, 367)}.items():
+        if low * 86400 <= step_s <= high * 86400:
+            return _SECONDS[unit]
+    return step_s
+
+
+def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | None:
+    """N units as steps of the data: '24 hours' on hourly data is 24, 'next quarter' on monthly data 3; counted
+    units ('96 steps') as said; calendar units on data without a known step, as said."""
+    n = 1.0 if number is None else float(_NUMBER_WORDS.get(number.lower(), number) if not number[0].isdigit() else number)
+    unit = re.sub(r"half[ -](hour|year)", r"half-\1", (unit or "").lower().rstrip("s"))
+    if not unit or re.fullmatch(_COUNTED, unit + "s") or re.fullmatch(_COUNTED, unit) or step_s is None:
+        return int(n) if n.is_integer() else None
+    if abs(step_s - _SECONDS["week"]) < 3600 and unit in _WEEKS:  # on weekly data a year is 52 weeks, not 52.18
+        return int(round(n * _WEEKS[unit])) if (n * _WEEKS[unit]) >= 1 else None
+    steps = n * _SECONDS.get(unit, 0) / _snapped(step_s)
+    return int(round(steps)) if steps >= 1 and abs(steps - round(steps)) <= 0.05 * steps else None
+
+
+def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:
+    """(input length, forecast horizon) in steps of the data: from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, 'horizon: 24',
+    'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
+    units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
+    text = normalise(instruction)
+    unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
+    lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
+        rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
+        rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
+        rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b",
+        # 'giving the model the 40 sessions before as its input'
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+(?:before|earlier|prior|beforehand)\b(?=[^.;]{{0,30}}\b(?:inputs?|history|"
+        rf"context|window)\b)"),
+        step_s)
+    horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
+        rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
+        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?\s+(?:ahead|out|forward|horizon|into the future)\b"),
+        step_s)
+    return lookback, horizon
+
+
+def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | None) -> int | None:
+    """A window given as a setting (INPUT_SEQ_LEN=96) as said; else the first phrase that matches, in steps: its
+    number (group 1) and its unit (group 2), either of which may be missing."""
+    m = re.search(setting, text)
+    if m:
+        return int(m.group(1))
+    m = next((found for phrase in phrases if (found := re.search(phrase, text))), None)
+    if not m or not (m.group(1) or m.group(2)):
+        return None
+    # 'the whole previous business day as history (169 slots)': a count of steps in parentheses says what the
+    # words before it mean on this data
+    counted = re.match(rf"[^.;()]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():])
+    if counted:
+        return int(counted.group(1))
+    return _steps(m.group(1), m.group(2), step_s)
