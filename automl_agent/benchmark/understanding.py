@@ -44,7 +44,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout15": Path(__file__).with_name("instructions_holdout15.yaml"),
            "holdout16": Path(__file__).with_name("instructions_holdout16.yaml"),
            "holdout17": Path(__file__).with_name("instructions_holdout17.yaml"),
-           "holdout18": Path(__file__).with_name("instructions_holdout18.yaml")}
+           "holdout18": Path(__file__).with_name("instructions_holdout18.yaml"),
+           "holdout19": Path(__file__).with_name("instructions_holdout19.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
