@@ -131,14 +131,18 @@ def _time_column(frame: pd.DataFrame) -> str | None:
 
 
 def _dates_column(frame: pd.DataFrame) -> str | None:
-    for column in frame.columns:
+    """The column of dates that orders the rows: of the columns whose values read as dates, the one with the most
+    distinct dates ('date' beside a month-name column 'month', whose 'Jan' and 'Feb' read as dates of year 1)."""
+    found: list[tuple[int, int, str]] = []
+    for position, column in enumerate(frame.columns):
         if pd.api.types.is_datetime64_any_dtype(frame[column]):
-            return column
-        if not pd.api.types.is_numeric_dtype(frame[column]):
+            found.append((frame[column].nunique(), -position, column))
+        elif not pd.api.types.is_numeric_dtype(frame[column]):
             sample = frame[column].dropna().astype(str).head(200)
-            if len(sample) and pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() >= 0.9:
-                return column
-    return None
+            parsed = pd.to_datetime(sample, errors="coerce", format="mixed") if len(sample) else sample
+            if len(sample) and parsed.notna().mean() >= 0.9:
+                found.append((parsed.nunique(), -position, column))
+    return max(found)[2] if found else None
 
 
 def check_images(spec: RequirementSpec, frame: pd.DataFrame, data_path: str) -> list[str]:

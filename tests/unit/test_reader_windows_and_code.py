@@ -126,6 +126,7 @@ def households(tmp_path_factory):
     frame["childWeight"] = (frame.parentWeight * 0.3 + rng.normal(0, 5, n)).round(1)
     frame["preIncome"] = rng.normal(50, 10, n).round(1)
     frame["income"] = rng.normal(55, 10, n).round(1)
+    frame["jobrecode"] = rng.choice(["clerical", "manual", "professional"], n)
     path = tmp_path_factory.mktemp("households") / "households.csv"
     frame.to_csv(path, index=False)
     return str(path)
@@ -174,3 +175,48 @@ def test_only_those_two_points_back_at_the_inputs_said_in_words(households):
 def test_classes_named_as_numbers_are_asked_about_not_given(households):
     got = _read(households, "Could a model tell whether a child is rank 1, 2 or 3 childRank from dad and mom?")
     assert (got["outcome"], got["target"]) == ("ok", "childRank"), got
+
+
+# ---- from the second blind batch (holdout19): a table of monthly counts with a month-name column beside its dates
+
+
+@pytest.fixture(scope="module")
+def registers(tmp_path_factory):
+    dates = pd.date_range("1850-01-01", periods=240, freq="MS")
+    counts = (900 + 5 * np.arange(240) + 40 * np.sin(np.arange(240) * 2 * np.pi / 12)).round()
+    frame = pd.DataFrame({"Year": dates.year, "month": dates.strftime("%b"), "count": counts.astype(int),
+                          "mon": dates.month, "date": dates.strftime("%Y-%m-%d")})
+    path = tmp_path_factory.mktemp("registers") / "registers.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_the_dates_that_order_a_series_are_the_column_of_most_distinct_dates(registers):
+    """'Jan', 'Feb' read as dates of year 1: a month-name column is not the series' time (it was, and every
+    forecast on such a table was refused as repeating its timestamps)."""
+    got = _read(registers, "Forecast count for the next 6 months from the last 24 months, MAE under 60.")
+    assert (got["outcome"], got["target"], got["horizon"], got["lookback"]) == ("ok", "count", 6, 24), got
+
+
+def test_a_calendar_word_in_a_window_names_no_column(registers):
+    got = _read(registers, "Project the count for the coming year, month by month, from the 3 years of monthly "
+                           "figures before it.")
+    assert (got["outcome"], got["target"], got["horizon"], got["lookback"]) == ("ok", "count", 12, 36), got
+
+
+def test_a_cadence_names_no_column(registers):
+    got = _read(registers, "Project the count for the coming year, month by month, from the 3 years of monthly "
+                           "figures before it.")
+    assert (got["outcome"], got["target"]) == ("ok", "count"), got
+
+
+def test_neither_nor_may_go_into_the_model_with_a_name_said_the_other_way_round(households):
+    got = _read(households, "Predict childWeight; neither the household code nor the recoded job category may go "
+                            "into the model.")
+    assert got["excluded"] == ["household", "jobrecode"], got
+
+
+def test_the_only_things_we_know_about_a_row_limit_the_inputs(households):
+    got = _read(households, "Suppose the only things we know about a child are dad and mom. How close could a model "
+                            "get to its childWeight?")
+    assert (got["target"], got["features"]) == ("childWeight", ["dad", "mom"]), got

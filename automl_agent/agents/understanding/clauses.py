@@ -43,7 +43,9 @@ LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{COLUMN_NOUN
 _RESTRICT_OPENERS = (
     rf"\b(?:{INPUT_VERBS})\s+(?:{ONLY_WORDS})\b{LEAD_IN}",  # 'using only', 'based solely on', 'from just'
     rf"\b(?:{ONLY_WORDS})\s+(?:{INPUT_VERBS})\b{LEAD_IN}",  # 'only use', 'just using', 'solely based on'
-    rf"\bthe only (?:{COLUMN_NOUNS})\s+(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
+    # 'the only things we know about a mouse are'
+    rf"\bthe only (?:{COLUMN_NOUNS}|things|facts|details)\s+(?:(?:we|you|i) (?:know|have)(?: about (?:\w+ ){{1,2}}?)?)?"
+    rf"(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
     r"(?:use|see|get|be|allowed|permitted|trust(?:ed)?|have|need(?:ed)?|want(?:ed)?|to use)?\s*(?:are|is|should be|"
     r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
     rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{LEAD_IN}",  # 'limit the features to'

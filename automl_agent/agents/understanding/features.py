@@ -154,9 +154,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'
     # 'the mean maximum temperature' for meanmax: the head noun may stay unsaid in the name
     # ('slugging percentage' for slg: a measure's kind may stay unsaid too)
-    for words in (content, content[::-1] if len(content) == 2 else [],
-                  content[:-1] if len(content) >= 3 or (content and content[-1] in _MEASURE_KINDS) else []):
-        spelled = [c.name for c in columns if (len(words) > 1 or len(content) == 2 and words == content[:1])
+    head_unsaid = content[:-1] if len(content) >= 3 or (content and content[-1] in _MEASURE_KINDS) else []
+    # ('the recoded occupation category' for occrecode: the name may put the words the other way round)
+    for words in (content, content[::-1] if len(content) == 2 else [], head_unsaid,
+                  head_unsaid[::-1] if len(head_unsaid) == 2 else []):
+        spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
         if len(spelled) == 1:  # 'body weight' for Bwt
             return spelled, False
@@ -383,7 +385,8 @@ _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|int
 _REASON = (r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
            r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
            r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively|depends?|derived|computed|"
-           r"calculated|reflects?|encodes?|leaks?)\b")
+           r"calculated|reflects?|encodes?|leaks?|"
+           r"(?:may|must|should|can|could|shall)(?= (?:not |never )?(?:go|enter|be|feed|appear|get))|goes? into)\b")
 
 
 def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -> NegatedInputs:

@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
-from .windows import requested_windows
+from .windows import requested_windows, window_spans
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens
@@ -584,10 +584,12 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
              for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower())}
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
     row_unit = _row_unit(profile, text)
+    windows = window_spans(text)  # 'for the coming year' names no column called Year
     for column in columns:
         mentions = [e for e in column_mentions(column, text, toks)
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
                                for a, b, name in spans)
+                    and not _within(e.start, windows)
                     and not (row_unit and (e.start, e.end) in row_unit and e.words.lower() != column.name.lower())]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
         if mentions and (not kept or any(e.how == "name" and _within(e.start, roles["negated"]) for e in mentions)):

@@ -52,29 +52,51 @@ def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | 
     return int(round(steps)) if steps >= 1 and abs(steps - round(steps)) <= 0.05 * steps else None
 
 
-def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:
-    """(input length, forecast horizon) in steps of the data: from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, 'horizon: 24',
-    'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
-    units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
-    text = normalise(instruction)
+def _lookback_phrases() -> tuple[str, ...]:
     unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
-    lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", (
+    return (
         rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
-        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations)\b",
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations|figures|"
+        rf"values|numbers|readings|counts|records)\b",
         # 'giving the model the 40 sessions before as its input'
         rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+(?:before|earlier|prior|beforehand)\b(?=[^.;]{{0,30}}\b(?:inputs?|history|"
-        rf"context|window)\b)"),
-        step_s)
-    horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", (
+        rf"context|window)\b)")
+
+
+def _horizon_phrases() -> tuple[str, ...]:
+    unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
+    return (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
-        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?\s+(?:ahead|out|forward|horizon|into the future)\b"),
-        step_s)
+        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?\s+(?:ahead|out|forward|horizon|into the future)\b")
+
+
+def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:
+    """(input length, forecast horizon) in steps of the data: from INPUT_SEQ_LEN=96 / PRED_SEQ_LEN=24, 'horizon: 24',
+    'the next 24 hours', 'next quarter', '12 steps ahead', 'from the last 96 hours', 'a 60-step lookback'; calendar
+    units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
+    text = normalise(instruction)
+    lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", _lookback_phrases(), step_s)
+    horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", _horizon_phrases(), step_s)
     return lookback, horizon
+
+
+def window_spans(text: str) -> list[tuple[int, int]]:
+    """Where a window or a cadence is said, up to its unit ('the coming year', 'the last 12 months', 'month by
+    month'): a calendar word there names no column (a column called Year is not what 'for the coming year' asks
+    for)."""
+    spans = []
+    for phrase in (*_lookback_phrases(), *_horizon_phrases()):
+        for m in re.finditer(phrase, text):
+            if m.group(2):
+                spans.append((m.start(), m.end(2)))
+    # the cadence: 'month by month', 'day by day'
+    spans += [(m.start(), m.end()) for m in re.finditer(rf"\b({_CALENDAR})\s+by\s+\1\b", text)]
+    return spans
 
 
 def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | None) -> int | None:
