@@ -728,20 +728,12 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text = _learner_english(text)
         text, notes = _spelling(text, columns)
         rewrites += notes
-    text, notes = _formula(text)
-    rewrites += notes
-    text, notes = _ranges(text, columns)
-    rewrites += notes
-    text, notes = _restated(text, columns)
-    rewrites += notes
-    text, notes = _elided(text)
-    rewrites += notes
-    text, notes = _owned(text, columns)
-    rewrites += notes
-    text, notes = _named_in_parentheses(text, columns)
-    rewrites += notes
-    text, notes = _glosses(text, columns)
-    rewrites += notes
+    # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
+    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided,
+                 lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
+                 lambda t: _glosses(t, columns)):
+        text, notes = step(text)
+        rewrites += notes
     text = re.sub(r"[ \t]{2,}", " ", text)
     return Canonical(text=text, language=lang, rewrites=rewrites)
 
