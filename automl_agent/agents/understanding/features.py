@@ -170,8 +170,10 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     scored = {name: score for name, score in _scores(bare, columns, head=True).items() if score >= STRONG}
     top = max(scored.values(), default=0.0)
     best = [name for name, score in scored.items() if score == top]
-    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)
-    if best and head and head.group(1) not in _GENERIC and head.group(1) not in STOPWORDS \
+    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)  # 'the sex of the child': 'sex' is the head noun
+    if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
+        head = None
+    if best and head \
             and not any(_name_says(name, tokens(head.group(1))[0]) for name in best):
         # 'the sex of the child': what the item is, said first, wins over whose it is ('child' in childNum)
         named, _ = _columns_for(head.group(1), columns)
@@ -193,8 +195,7 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             if len(identifiers) == 1:
                 return identifiers, False
     # 'the identifier of the order': nothing names both words, and the head noun, said before 'of', names one column
-    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)
-    if head and head.group(1) not in _GENERIC and head.group(1) not in STOPWORDS:
+    if head:
         named, _ = _columns_for(head.group(1), columns)
         if len(named) == 1:
             return named, False
@@ -430,9 +431,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
         listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent
-        # '..., so neither may be an input': a cue standing alone in its clause points back like a pronoun
-        lone = re.fullmatch(r"neither|none\s+of", cues[0].group(0)) and not said_after and not re.sub(r"[\W\d]+|\b(?:so|and|but|thus|hence|therefore|then)\b", "",
-                                             clause[:cues[0].start()])
+        lone = not said_after and _stands_alone(cues[0].group(0), clause[:cues[0].start()])
         if (lone or re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
                                                                 and not _names_in(listed_part, profile))) and not limited:
             # 'linkstatus ... and dayslink ...: we exclude them both, as well as id'; 'X is decided at check-in, and Y
@@ -447,8 +446,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 span = referred
             else:
                 if not _names_in(before, profile):
-                    sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:clause_at])), default=0)
-                    before = text[sentence:clause_at] + " , " + before
+                    before = text[_sentence_starts(text, clause_at)[1]:clause_at] + " , " + before
                 span = before + " , " + after
         said = re.split(_REASON, span, maxsplit=1)[0] if span is not after else span  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
@@ -507,9 +505,7 @@ def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> st
     """What 'those' stands for, in the same or the previous sentence: the last parenthesised list, else the last run
     of two or more column names ('Outcome, Class, Result and ABEvent ... keep all four of them away'); '' when there
     is none, or when the pronoun counts ('those two') and the run has another length."""
-    start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
-    start = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:start - 1])), default=0) if start else 0
-    window = text[start:at]
+    window = text[_sentence_starts(text, at)[0]:at]
     groups = [g for g in re.findall(r"\(([^()]{1,120})\)", window) if re.search(r",|\band\b|\bor\b", g) or len(_names_in(g, profile)) > 1]
     if groups:
         return groups[-1]
@@ -521,9 +517,8 @@ def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> st
                                             window)]
     if not runs:
         return ""
-    counted = [n for w, n in _COUNT_WORDS.items() if re.search(rf"\b{w}\b", pronoun)] + \
-        [int(d) for d in re.findall(r"\d", pronoun)]
-    if counted and len(re.findall(name, runs[-1])) != counted[0]:
+    counted = _counted(pronoun)
+    if counted is not None and len(re.findall(name, runs[-1])) != counted:
         return ""
     return runs[-1]
 
@@ -532,14 +527,27 @@ def _listed_before(text: str, at: int, profile: DataProfile, target: str | None,
     """'... explained by the mid-parent height together with the child's sex? ... using only those two': the last
     list of inputs in the sentence before, in words, when its items name exactly as many columns as the pronoun
     counts ('' when they do not)."""
-    sentence = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
-    before = text[max((m.end() for m in re.finditer(r"[.;!?]\s", text[:max(0, sentence - 1)])), default=0):sentence]
+    previous, sentence = _sentence_starts(text, at)
+    before = text[previous:sentence]
     opener = list(re.finditer(r"\b(?<!together )(?<!along )(?:by|from|using|with|on|given)\s+", before))
     if not opener:
         return ""
     listed = re.sub(r"\btogether with\b|\balong with\b|\bplus\b", ",", before[opener[-1].end():]).strip(" ?.!;")
     named, unresolved = _resolve(listed, profile, target)
     return ", ".join(named) if named and not unresolved and len(named) == _counted(pronoun) else ""
+
+
+def _stands_alone(cue: str, before: str) -> bool:
+    """'..., so neither may be an input': 'neither' or 'none of' with nothing but connectives before it in its
+    clause (and nothing said after it) points back to what came before, like a pronoun."""
+    return bool(re.fullmatch(r"neither|none\s+of", cue)) \
+        and not re.sub(r"[\W\d]+|\b(?:so|and|but|thus|hence|therefore|then)\b", "", before)
+
+
+def _sentence_starts(text: str, at: int) -> tuple[int, int]:
+    """Where the sentence before the one holding `at` starts, and where that one starts (0 for the first)."""
+    this = max((m.end() for m in re.finditer(r"[.;!?]\s", text[:at])), default=0)
+    return max((m.end() for m in re.finditer(r"[.;!?]\s", text[:max(0, this - 1)])), default=0), this
 
 
 def _counted(pronoun: str) -> int | None:
