@@ -107,6 +107,7 @@ class TrainingDeadline:
         self.until = time.monotonic() + seconds
         self.rounds: int | None = None
         self.adjusted: dict = {}
+        self.sized = False  # a forest's tree size was measured once under this deadline (the folds of one trial)
 
     def _stop(self, rounds: int) -> None:
         self.rounds = rounds if self.rounds is None else min(self.rounds, rounds)
@@ -194,8 +195,12 @@ def _bound_tree_size(forest, X, y, deadline: TrainingDeadline) -> None:
     from sklearn.base import clone
 
     n = X.shape[0]
+    if deadline.sized:  # a fold after the first: the same rows per tree as the first fold measured
+        forest.set_params(**deadline.adjusted)
+        return
     if n <= 4 * PILOT_ROWS or forest.get_params().get("max_samples") is not None:
         return
+    deadline.sized = True
     rows = np.random.default_rng(0).choice(n, PILOT_ROWS, replace=False)
     pilot = clone(forest).set_params(n_estimators=1, n_jobs=1, warm_start=False)
     started = time.monotonic()

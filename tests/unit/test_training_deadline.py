@@ -107,6 +107,21 @@ def test_a_forest_whose_one_tree_would_outlast_the_trial_grows_each_tree_on_a_sa
     assert deadline.rounds is not None and np.isfinite(pipe.predict(X.head(5))).all()
 
 
+def test_the_folds_of_one_trial_measure_a_tree_once_and_share_its_rows_per_tree(monkeypatch):
+    import automl_agent.trainkit.estimators as estimators
+
+    X, y = _table(60_000)
+    deadline = TrainingDeadline(0.3)
+    fit_within(_pipe("random_forest", {"n_estimators": 100_000, "max_features": 1.0}, "tabular_regression"), X, y,
+               "random_forest", deadline)
+    measured = dict(deadline.adjusted)
+    monkeypatch.setattr(estimators, "PILOT_ROWS", None)  # a second pilot would fail on it
+    deadline.until += 0.3
+    second = _pipe("random_forest", {"n_estimators": 100_000, "max_features": 1.0}, "tabular_regression")
+    fit_within(second, X.iloc[:48_000], y.iloc[:48_000], "random_forest", deadline)
+    assert second[-1].get_params()["max_samples"] == measured["max_samples"] and deadline.adjusted == measured
+
+
 def test_a_forest_on_a_small_table_is_not_sampled():
     X, y = _table(3_000)
     deadline = TrainingDeadline(0.3)
