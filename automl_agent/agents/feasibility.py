@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import UserFacingError
+from ..trainkit.times import as_times, decimal_year_frequency
 from .constraints import conflicting_bounds
 from .understanding.windows import requested_windows
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
@@ -96,7 +97,7 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
     column = _time_column(frame)
     if column is None or column not in frame:
         return notes
-    times = pd.to_datetime(frame[column], errors="coerce", format="mixed")
+    times = as_times(frame[column])
     if times.notna().mean() < 0.9:
         example = frame[column][times.isna()].astype(str).iloc[0]
         raise _refuse(f"The time column {column!r} does not hold dates or times (e.g. {example!r}).",
@@ -135,7 +136,7 @@ def _dates_column(frame: pd.DataFrame) -> str | None:
     distinct dates ('date' beside a month-name column 'month', whose 'Jan' and 'Feb' read as dates of year 1)."""
     found: list[tuple[int, int, str]] = []
     for position, column in enumerate(frame.columns):
-        if pd.api.types.is_datetime64_any_dtype(frame[column]):
+        if pd.api.types.is_datetime64_any_dtype(frame[column]) or decimal_year_frequency(frame[column]):
             found.append((frame[column].nunique(), -position, column))
         elif not pd.api.types.is_numeric_dtype(frame[column]):
             sample = frame[column].dropna().astype(str).head(200)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
+from ..trainkit.times import as_times, decimal_year_frequency
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 _ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
@@ -20,6 +21,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     if pd.api.types.is_datetime64_any_dtype(series):
         return "datetime"
     if pd.api.types.is_numeric_dtype(series):
+        if decimal_year_frequency(series) is not None:  # 1903.0, 1903.0833, ...: the months of an R time series
+            return "datetime"
         looks_like_id = name in _ID_NAMES or name.endswith("_id")
         if looks_like_id and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
             return "identifier"
@@ -83,7 +86,7 @@ def time_step(frame: pd.DataFrame, columns: list[ColumnProfile]) -> float | None
     column = next((c.name for c in columns if c.kind == "datetime"), None)
     if column is None:
         return None
-    times = pd.to_datetime(frame[column], errors="coerce", format="mixed").dropna().drop_duplicates().sort_values()
+    times = as_times(frame[column]).dropna().drop_duplicates().sort_values()
     gaps = times.diff().dropna()
     gaps = gaps[gaps > pd.Timedelta(0)]
     return float(gaps.median().total_seconds()) if len(gaps) else None

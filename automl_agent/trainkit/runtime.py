@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .times import as_times
+
 
 class FrameEncoder(TransformerMixin, BaseEstimator):
     def __init__(self, numeric: list[str] | None = None, categorical: list[str] | None = None,
@@ -259,7 +261,7 @@ def minilm_available() -> bool:
 def ordered_series(frame: pd.DataFrame, time_column: str, target: str) -> tuple[np.ndarray, pd.Series]:
     """The target's values in time order (gaps interpolated) and their timestamps; rows without a time are dropped."""
     frame = frame.copy()
-    frame[time_column] = pd.to_datetime(frame[time_column], errors="coerce", format="mixed")
+    frame[time_column] = as_times(frame[time_column])
     frame = frame.dropna(subset=[time_column]).sort_values(time_column)
     values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)
     return values, frame[time_column].reset_index(drop=True)

@@ -1,0 +1,54 @@
+"""The times that order a series, however the table writes them: dates and times as text or as datetimes, or the
+decimal years of a regular series (R's `ts` objects export their time that way: 1903.0, 1903.0833, ... for monthly
+readings). The profile, the feasibility checks and the training scripts all read a time column through here, so a
+series is ordered the same way at every stage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+# periods a year a decimal-year index may step by: yearly, half-yearly, quarterly, monthly, weekly
+_PERIODS_A_YEAR = (1, 2, 4, 12, 52)
+
+
+def decimal_year_frequency(values: pd.Series) -> int | None:
+    """How many periods a year a column of decimal years steps by, when it is one: numbers between the years 1000 and
+    3000, distinct, in sorted order a constant step of 1/f of a year apart with f in 1, 2, 4, 12 or 52 (a step of a
+    whole year only in a column named like time, since a column of survey years is a feature, not a clock)."""
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return None
+    years = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+    if len(years) < 3 or years.min() < 1000 or years.max() > 3000:
+        return None
+    steps = np.diff(np.sort(years))
+    if (steps <= 0).any():
+        return None
+    for frequency in _PERIODS_A_YEAR:
+        if np.allclose(steps, 1 / frequency, rtol=0, atol=0.01 / frequency):
+            if frequency == 1 and str(values.name).strip().lower() not in {"time", "date", "period", "t"}:
+                return None
+            return frequency
+    return None
+
+
+def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
+    """The start of each period a decimal year names: 1903.0833 in a monthly series is 1903-02-01."""
+    years = pd.to_numeric(values, errors="coerce")
+    whole = np.floor(years + 1e-6)
+    period = np.round((years - whole) * frequency)
+    if frequency == 52:
+        offsets = pd.to_timedelta(period.fillna(0) * 7, unit="D")
+        dates = pd.to_datetime(whole.fillna(1970).astype(int).astype(str) + "-01-01") + offsets
+    else:
+        month = (period.fillna(0) * (12 // frequency) + 1).astype(int)
+        dates = pd.to_datetime(pd.DataFrame({"year": whole.fillna(1970).astype(int), "month": month, "day": 1}))
+    return dates.where(years.notna())
+
+
+def as_times(values: pd.Series) -> pd.Series:
+    """A time column as datetimes (NaT where a value is no time)."""
+    frequency = decimal_year_frequency(values)
+    if frequency is not None:
+        return decimal_years_as_dates(values, frequency)
+    return pd.to_datetime(values, errors="coerce", format="mixed")
