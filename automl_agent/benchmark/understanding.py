@@ -12,7 +12,9 @@ Three corpora, each written after the one before had been used to improve the un
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import tempfile
 import time
 from collections import defaultdict
@@ -45,7 +47,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout16": Path(__file__).with_name("instructions_holdout16.yaml"),
            "holdout17": Path(__file__).with_name("instructions_holdout17.yaml"),
            "holdout18": Path(__file__).with_name("instructions_holdout18.yaml"),
-           "holdout19": Path(__file__).with_name("instructions_holdout19.yaml")}
+           "holdout19": Path(__file__).with_name("instructions_holdout19.yaml"),
+           "holdout20": Path(__file__).with_name("instructions_holdout20.yaml"),
+           "holdout21": Path(__file__).with_name("instructions_holdout21.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -73,6 +77,7 @@ def _synthetic_dir() -> Path:
     from .awkward_tables import write_tables
 
     folder = Path(tempfile.mkdtemp(prefix="automl-corpus-tables-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)  # one folder a process, gone when it ends
     write_tables(folder)
     return folder
 
