@@ -102,18 +102,32 @@ def _bare_number(part: str) -> bool:
 
 
 def _performance_bounds(instruction: str) -> list[Constraint]:
-    return [c for clause in clauses(instruction) for c in _clause_performance_bounds(clause)]
+    unit = data_unit(instruction)
+    return [c for clause in clauses(instruction) for c in _clause_performance_bounds(clause, unit)]
 
 
 _THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?k\b(?!-)")
+MAGNITUDES = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+MAGNITUDE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(thousand|million|mn|billion|bn)s?\b")
 
 
-def _clause_performance_bounds(instruction: str) -> list[Constraint]:
+def data_unit(instruction: str) -> float:
+    """The magnitude the data's figures are written in, where the instruction says it ('the series is in billions
+    of AUD', 'sales in thousands'): a bound said in another magnitude ('RMSE under $150 million') is converted to
+    it. 1 when it says none."""
+    m = re.search(r"\b(?:is|are|was|were|given|measured|recorded|expressed|reported|figures|values|numbers|series|"
+                  r"data|column)\s+(?:all\s+)?in\s+(thousands|millions|billions)\b", instruction.lower())
+    return {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[m.group(1)] if m else 1.0
+
+
+def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Constraint]:
     """Every bound on a score the instruction states, in order; a measure may have two (a range)."""
     # what a clustering score is measured against sits between the measure and its bound ('the Rand index against the
     # species labels must be at least 0.8'); it is said in few words so the gap rule below reads past it
     text = re.sub(r"\b(against|with|to) (?:the )?[\w.-]+ (labels?|classes|column|groups)\b", r"\1 \2", normalise(instruction))
     text = _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", text)  # 'rmse<3k' is 3000
+    # 'RMSE under 1.5 million' is 1500000, or 0.0015 where the figures are in billions
+    text = MAGNITUDE.sub(lambda m: f"{float(m.group(1)) * MAGNITUDES[m.group(2)] / unit:.10g}", text)
     found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"

@@ -69,7 +69,7 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
             continue
         mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, time_like)))
     problem = spec.problem
-    from ..constraints import stated_bounds
+    from ..constraints import MAGNITUDE, MAGNITUDES, data_unit, stated_bounds
 
     # a second bound on one measure ('above 0.9 and below 0.8') is placed too: the feasibility check reads it next
     stated = [*problem.constraints, *stated_bounds(text)]
@@ -85,6 +85,10 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
             share = float(number) / 100 if m.group(2) else None
             placed = next((f"constraint {c.name}" for c in stated if share is not None and abs(c.target - share) < 1e-9),
                           None)
+        if placed is None and (magnitude := MAGNITUDE.match(text.lower(), m.start(1))):
+            # 'RMSE under $150 million' on figures in billions is the constraint's 0.15
+            value = float(number) * MAGNITUDES[magnitude.group(2)] / data_unit(text)
+            placed = next((f"constraint {c.name}" for c in stated if abs(c.target - value) <= 1e-9 * max(1.0, value)), None)
         if placed is None:
             value = float(number)
             placed = windows.get(int(value)) if value.is_integer() else None

@@ -55,11 +55,17 @@ _RESTRICT_OPENERS = (
     rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
     r"(?:\s*,?\s*(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following))?\s*:\s*",  # 'inputs, exactly these:'
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
-    r"\b(?:cluster|group|segment)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",  # 'cluster them by A, B'
+    # 'cluster them by A, B', 'fall into natural camps based on A and B'
+    r"\b(?:cluster|group|segment|camps?\b|tribes?\b|personas?\b)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
     # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
     r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
+    # 'a lab only measured the carbon content': what is known is all there is to use
+    rf"\b(?:only|just|solely)\s+(?:measured|recorded|observed|collected|knew|know|had|have)\b{LEAD_IN}",
+    # 'as input please take the age, ...', 'as features use: a, b': the inputs named, then given
+    rf"\bas\s+(?:the\s+|its\s+|model\s+)?(?:{COLUMN_NOUNS})\s*,?\s*(?:please\s+|kindly\s+)?(?:(?:we|you|i)\s+)?"
+    r"(?:take|use|give it|feed it|have|choose|pick)\b\s*:?\s*",
     # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
     rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
     rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{LEAD_IN}",
@@ -77,7 +83,9 @@ RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|
                      rf"(?:those|these|them)(?:\s+\w+)?|as (?:the\s+)?only\s+(?:{COLUMN_NOUNS})|(?:not|no|nothing)\s+"
                      rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{COLUMN_NOUNS}))?)\b")
 # in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
-ITEM_CLAUSES = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|what|how(?!\s+(?:many|much|long|old|often|far)))\b|{_AND_THEN_VERB}"
+# (and, as a learner may write them, ', if he is self-employed' and ', how big is his family')
+ITEM_CLAUSES = (rf",\s*(?:{_COMMA_CLAUSE_WORDS.replace('|if', '')}|if(?!\s+(?:he|she|they|the person)\s+(?:is|are|was|were|has|"
+                rf"have)\b)|what|how(?!\s+(?:many|much|long|old|often|far|big|large|tall|heavy|high)))\b|{_AND_THEN_VERB}")
 # ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
 BOUND_AHEAD = r",\s*(?=(?:[\w%-]+\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
 LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
@@ -95,7 +103,7 @@ def restriction_strength(opener: str) -> str:
     """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
     'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
     bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
-    if re.match(r"regress|cluster|group|segment", opener):
+    if re.match(r"regress|cluster|group|segment|camp|tribe|persona", opener):
         return "soft"
     if re.match(r"all\s", opener):
         return "strong"

@@ -117,7 +117,9 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
     for column in columns:
         evidence = [e for e in column_mentions(column, item, toks) if e.how != "values"]
         if head and meaningful:
-            evidence = [e for e in evidence if meaningful[-1] in {t.text for t in tokens(e.words)}]
+            # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
+            heads = set(meaningful[-2:]) if meaningful[-1] in _MEASURE_KINDS else {meaningful[-1]}
+            evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
         best = max((e.score for e in evidence), default=0.0)
         if best > 0:
             scored[column.name] = best
@@ -125,7 +127,7 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
 
 
 _MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", "count", "number", "total", "score",
-                  "index", "amount", "level", "value"}
+                  "index", "amount", "level", "value", "size", "degree", "content"}
 
 
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
@@ -170,11 +172,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     scored = {name: score for name, score in _scores(bare, columns, head=True).items() if score >= STRONG}
     top = max(scored.values(), default=0.0)
     best = [name for name, score in scored.items() if score == top]
-    head = re.fullmatch(r"(?:the\s+)?([\w-]+)\s+of\s+.+", bare)  # 'the sex of the child': 'sex' is the head noun
+    # 'the sex of the child': 'sex' is the head noun; 'the carbon content of a fuel sample': 'carbon content'
+    head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+.+", bare)
     if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
         head = None
     if best and head \
-            and not any(_name_says(name, tokens(head.group(1))[0]) for name in best):
+            and not any(_name_says(name, t) for name in best for t in tokens(head.group(1))):
         # 'the sex of the child': what the item is, said first, wins over whose it is ('child' in childNum)
         named, _ = _columns_for(head.group(1), columns)
         if len(named) == 1:
@@ -296,6 +299,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         chunk = m.group("list")
         if re.fullmatch(_PRONOUN_LIST, chunk):
             chunk = _referent(text, m.start("list"), profile, chunk)
+        elif re.fullmatch(_SINGULAR_PRONOUN, chunk):  # '..., so it must be kept out of the model'
+            chunk = ", ".join(_subject_before(text, m.start("list"), profile, target))
         elif grouped := re.search(r"\(([^()]{1,120})\)\s*$", chunk):  # 'race indicators (white, black)': the names
             chunk = grouped.group(1)
         else:  # 'white, black, hispan, male stay out': the names before the last comma belong to the list too
@@ -312,16 +317,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         if len(names) == 1:
             _exclude(choice, names, said[m.start():m.end()])
     for m in re.finditer(_DROP_THAT, text):
-        named = []
-        for bound in (r"[.;:!?,](?:\s+|$)|\band\s+", r"[.;:!?](?:\s+|$)"):  # its clause, else its sentence ('flc.grp is
-            # a binned kappa plus lambda, so drop it too'); a dot inside a name ends neither
-            clause = text[max((b.end() for b in re.finditer(bound, text[:m.start()])), default=0):m.start()]
-            named = [(n.start(), c.name) for c in columns
-                     for n in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w])", clause)]
-            if named:
-                break
-        if named:  # 'SexCode is just Sex again as 0/1, so drop that too': the clause's first column
-            _exclude(choice, [min(named)[1]], said[m.start():m.end()])
+        _exclude(choice, _subject_before(text, m.start(), profile, target), said[m.start():m.end()])
     for m in re.finditer(_NO_COLUMN, text):
         items = [i.strip("`'\" ") for i in re.split(r",|\bor\b|\bnor\b", m.group(1)) if i.strip("`'\" ")]
         found = [_columns_for(i, columns) for i in items]
@@ -375,6 +371,7 @@ _NEGATED_NOISE = (r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|
                   r"may|might|can|could|should|must|shall|will|would|be|been|out|aside|"
                   r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
                   r"columns?|variables?|predictors?|at all|either|too|here|model|for|of it|obviously|of course|clearly|"
+                  r"entirely|completely|altogether|totally|strictly|"
                   r"naturally|surely|thanks?|thank you|pls|plz|"
                   # 'without letting the clustering see the position'
                   r"let(?:s|ting)?|allow(?:s|ing)?|see(?:s|ing)?|touch(?:es|ing)?|clustering|algorithm)\b")
@@ -451,6 +448,9 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         said = re.split(_REASON, span, maxsplit=1)[0] if span is not after else span  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
+        elif (grouped := re.search(r"\(([^()]+)\)[\s,]*$", said)) and _names_in(grouped.group(1), profile):
+            # 'the race and sex indicators (white, black, male) stay out': the names are the list
+            said, span = grouped.group(1), f"({grouped.group(1)})"
         for item in re.split(_ITEM_SPLIT, said):  # an item names its first column: 'the chapter of their cause of death'
             hits = []
             for column in columns:
@@ -496,6 +496,28 @@ def _names_before(text: str, at: int, profile: DataProfile) -> str:
         found.insert(0, m.group(1))
         head = head[:m.start(1)]
     return "".join(f"{name}, " for name in found)
+
+
+_SINGULAR_PRONOUN = r"\s*(?:so\s+|and\s+|but\s+|hence\s+|therefore\s+)?(?:it|this|that)(?:\s+one|\s+column|\s+field)?\s*"
+
+
+def _subject_before(text: str, at: int, profile: DataProfile, target: str | None) -> list[str]:
+    """The column 'it' or 'that' stands for in 'SexCode is just Sex again as 0/1, so drop that too' or 'the log-wage
+    column is the log of what we predict, so it must be kept out': the first column its clause names, else its
+    sentence's (a dot inside a name ends neither), else the one column the clause's subject, said before its verb,
+    names; nothing when it is not sure."""
+    for bound in (r"[.;:!?,](?:\s+|$)|\band\s+", r"[.;:!?](?:\s+|$)"):
+        clause = text[max((b.end() for b in re.finditer(bound, text[:at])), default=0):at]
+        named = [(n.start(), c.name) for c in profile.columns if c.name != target  # 'wage' in 'log-wage' is not it
+                 for n in re.finditer(rf"(?<![\w.-]){re.escape(c.name.lower())}(?![\w-])", clause)]
+        if named:
+            return [min(named)[1]]
+    subject = re.match(r"\s*(.{1,40}?)\s+(?:is|are|was|were|has|gives?|just|simply|merely|only)\b", clause)
+    if subject:
+        named, unresolved = _resolve(subject.group(1), profile, target)
+        if len(named) == 1 and not unresolved:
+            return named
+    return []
 
 
 _COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "five": 5, "six": 6}

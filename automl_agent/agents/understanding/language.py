@@ -159,6 +159,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "ebenso": "as well as", "f1-maß": "f1", "maß": "measure", "wird": "is", "weil": "because", "berechnet": "computed",
         "tabu": "taboo", "verboten": "forbidden", "deshalb": "therefore", "daher": "therefore", "ebenfalls": "too",
         "auch": "too", "weglassen": "leave out", "ausschließen": "exclude", "ausgeschlossen": "excluded",
+        # the formal 'you' after a request verb: 'Verwenden Sie nur ...'
+        "verwenden sie": "use", "benutzen sie": "use", "nutzen sie": "use", "nehmen sie": "take", "nutzen": "use",
+        "nehmen": "take", "betragen": "be", "beträgt": "is", "befragte person": "respondent",
+        "befragten person": "respondent",
     },
     "es": {
         "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
@@ -374,6 +378,11 @@ def _learner_english(text: str) -> str:
     text = re.sub(rf"\b(?:anything|everything|a score|any score|any model)\s+(?:above|over|more than|higher than)\s+{number}"
                   r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
                   r"at most \1", text, flags=re.IGNORECASE)
+    # 'how many grams off would it be on average', 'on average, how far off': the mean absolute error
+    off = r"\bhow\s+(?:many\s+[\w/]+|much|far)\s+(?:(?:would|will|could|does|do|is|are)\s+(?:it|we|the model|they)\s+)?"
+    text = re.sub(rf"{off}(?:be\s+)?off\b([^.?!;]{{0,40}}?)\s*\bon\s+average\b|\bon\s+average\b,?\s*{off}(?:be\s+)?off\b|"
+                  rf"{off}(?:typically|usually|normally)\s+(?:be\s+)?off\b",
+                  lambda m: f"what mean absolute error{m.group(1) or ''}", text, flags=re.IGNORECASE)
     # 'six respondents in ten', '3 out of 4': a share
     words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     def share(m: re.Match) -> str:
@@ -402,10 +411,11 @@ def _right_share(text: str) -> str:
 
 # 'y ~ a + b', 'lm(y ~ a + b, data = d)', 'fit <- glm(y ~ ., family = binomial)', and the shorthand 'y <- a + b'
 # (an arrow is read as a formula only when a '+' follows it before any call: 'fit <- lm(...)' assigns)
+# ('smf.ols("lwage ~ educ + exper", data=beauty)': Python's formula libraries take the formula as a string)
 _FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|try)\s+|"
-                      r"(?:[A-Za-z_][\w.]*\s*(?:<-|=)\s*)?\b(?P<call>[A-Za-z_][\w.]*)\(\s*)"
-                      r"(?P<target>[A-Za-z_][\w.]*)\s*(?P<op>~|(?:<-|\u2190)(?=[^(\n;]*\+))\s*(?P<rhs>(?:\b\w+\([^()\n]*\)|[^,;\n()~#])+?)\s*"
-                      r"(?P<end>(?(call)(?:\s*,\s*[\w.]+\s*=\s*[^,)\n]*)*\s*\)|,)|,|#|(?=[;\n]|$|\s+(?:and|then|with|"
+                      r"(?:[A-Za-z_][\w.]*\s*(?:<-|=)\s*)?\b(?P<call>[A-Za-z_][\w.]*)\(\s*(?:formula\s*=\s*)?(?P<quote>[\"'])?)"
+                      r"(?P<target>[A-Za-z_][\w.]*)\s*(?P<op>~|(?:<-|\u2190)(?=[^(\n;]*\+))\s*(?P<rhs>(?:\b\w+\([^()\n]*\)|[^,;\n()~#\"'])+?)\s*"
+                      r"(?P<end>(?(call)(?(quote)[\"'])(?:\s*,\s*[\w.]+\s*=\s*[^,)\n]*)*\s*\)|,)|,|#|(?=[;\n]|$|\s+(?:and|then|with|"
                       r"using|report\w*|evaluat\w*|scor\w*|optimi[sz]\w*|measur\w*|metric|please|pls)\b|\s*\())")
 
 
@@ -629,6 +639,49 @@ def _restated(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     return text, notes
 
 
+def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'take the age, if he is self-employed, whether they're married and how big is his family' -> 'take the age,
+    self-employed, married and family size': an item of a list said as a yes/no question, or as a 'how big', is the
+    column it asks about; only where its words name a column, so a real condition (', if they are late') stays."""
+    squashed = [re.sub(r"[^a-z0-9]", "", c.lower()) for c in columns]
+    notes = []
+
+    def names_a_column(words: str) -> bool:
+        said = re.sub(r"[^a-z0-9]", "", words.lower())
+        return len(said) >= 3 and any(n and (n == said or (len(n) >= 4 and said.startswith(n)) or
+                                             (len(said) >= 5 and n.startswith(said))) for n in squashed)
+
+    def yes_no(m: re.Match) -> str:
+        # between two commas of a list ('..., whether they're a woman, whether they're married, ...') it is an item
+        # whatever it names; elsewhere only when it names a column
+        in_list = m.group("lead").startswith(",") and re.match(r"\s*(?:,|and\s+(?:whether|if)\b)", m.string[m.end():])
+        if not (in_list or names_a_column(m.group("what"))):
+            return m.group(0)
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('what')!r}")
+        return m.group("lead") + m.group("what")
+
+    def how_big(m: re.Match) -> str:
+        if not names_a_column(m.group("what")):
+            return m.group(0)
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as '{m.group('what')} size'")
+        return m.group("lead") + m.group("what") + " size"
+
+    lead = r"(?P<lead>,\s*|\band\s+|\bor\s+|:\s*|\b(?:take|use|using|from|with|only|on)\s+)"
+    end = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))"
+    subject = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
+    text = re.sub(rf"{lead}{subject}\s*(?:'s|'re|\s+(?:is|are|was|were|has|have|had))\s+(?:(?:an?|in\s+an?|in\s+the)\s+)?"
+                  rf"(?P<what>[\w-]+){end}", yes_no, text, flags=re.I)
+    # 'its sex and which of the two diets it was on': the one it was on is the item
+    text = re.sub(rf"{lead}which\s+(?:of\s+the\s+(?:\w+\s+)?)?(?P<what>[a-z]+?)(?:e?s)?\s+(?:it|he|she|they)\s+(?:was|were|is|"
+                  rf"are|had|has|got|received)(?:\s+(?:on|in|given|fed))?{end}", yes_no, text, flags=re.I)
+    # 'whether they work in the service sector': where they work is the item
+    text = re.sub(rf"{lead}{subject}\s+(?:work|works|worked|live|lives|lived)\s+(?:in|at|for)\s+(?:the\s+|an?\s+)?"
+                  rf"(?P<what>[\w-]+)(?:\s+(?:sector|industry|trade|business))?{end}", yes_no, text, flags=re.I)
+    text = re.sub(rf"{lead}how\s+(?:big|large)\s+(?:is|are|was|were)\s+(?:his|her|their|its|the)\s+(?P<what>[\w-]+){end}",
+                  how_big, text, flags=re.I)
+    return text, notes
+
+
 def _elided(text: str) -> tuple[str, list[str]]:
     """'only 3 heights: the one of the child, of the father and of the mother' -> 'only the height of the child,
     the height of the father and the height of the mother': a counted heading whose list leaves its noun unsaid."""
@@ -694,11 +747,17 @@ _SINGULAR = {"children": "child", "people": "person", "men": "man", "women": "wo
              "teeth": "tooth", "geese": "goose"}
 
 
-def _reordered(text: str) -> str:
-    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days'."""
+def _reordered(text: str, lang: str) -> str:
+    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days';
+    German puts the verb of a 'whether' clause last: 'whether a respondent married is' -> 'whether a respondent is
+    married'."""
     units = r"(?:minutes|hours|days|weeks|months|quarters|years|steps)"
     text = re.sub(rf"\b(\d+(?:\.\d+)?) (next|last|previous) ({units})", r"\2 \1 \3", text)
-    return re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next)\b", r"\3 \1 \2", text)
+    text = re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next)\b", r"\3 \1 \2", text)
+    if lang == "de":
+        text = re.sub(r"\b(whether (?:a|the|he|she|it|they)(?: [\w-]+)?) ([\w-]+) (is|are|was|were)\b", r"\1 \3 \2", text,
+                      flags=re.IGNORECASE)
+    return text
 
 
 def _strip_accents_marks(text: str) -> str:
@@ -721,7 +780,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         translated = _translate(protected, lang)
         for key, name in kept.items():
             translated = translated.replace(key, name)
-        translated = _reordered(translated)
+        translated = _reordered(translated, lang)
         rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
         text = translated
     if lang == "en":
@@ -730,6 +789,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
     for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided,
+                 lambda t: _yes_no_items(t, columns),
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
                  lambda t: _glosses(t, columns)):
         text, notes = step(text)

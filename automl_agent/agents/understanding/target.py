@@ -23,7 +23,8 @@ from rapidfuzz import fuzz
 from .windows import requested_windows, window_spans
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
-from .words import NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, compact, expand_shorthand, name_parts, stem, tokens
+from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
+                    expand_shorthand, name_parts, stem, tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -110,7 +111,8 @@ _VERB_NOUNS = {"sell": "sale", "sells": "sale", "selling": "sale", "sold": "sale
 # what English adds to a stem: 'employ' -> 'employment', 'sport' -> 'sports'; 'sport' -> 'sportler' is another word
 _SUFFIXES = ("s", "es", "e", "ed", "er", "ers", "ing", "ings", "ment", "ments", "ion", "ions", "ation", "ations", "al",
              "ally", "ly", "ity", "ities", "ness", "ive", "ives", "or", "ors", "y", "ies", "ful", "ic", "ics", "ist", "ists",
-             "ance", "ence", "ant", "ent", "age", "ages", "ship", "ure", "ures", "ize", "ise", "ized", "ised", "able")
+             "ance", "ence", "ant", "ent", "age", "ages", "ship", "ure", "ures", "ize", "ise", "ized", "ised", "able",
+             "ean", "eans", "ian", "ians")  # Europe -> European, Canada -> Canadian
 
 
 def _extends(longer: str, prefix: str) -> bool:
@@ -393,6 +395,15 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             run = content[i:i + len(name)]
             if "".join(t.text[0] for t in run) == name:
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
+        if len(name) >= 3:
+            # 'heating value' for HHV ('higher heating value'): the initials but for a qualifier left unsaid before them
+            for i in range(len(content) - len(name) + 2):
+                run = content[i:i + len(name) - 1]
+                initials = "".join(t.text[0] for t in run)
+                if len(run) >= 2 and run[-1].start - run[0].end <= 12 * len(run) and name[1:] == initials \
+                        and not any(e.start == run[0].start for e in out):
+                    out.append(_Evidence(column.name, 0.7, "words", " ".join(t.text for t in run), run[0].start,
+                                         run[-1].end))
     if compact(column.name) or (column.name.isalpha() and len(column.name) >= 5):
         # 'Bwt' for 'body weight', 'lvrat' for 'loan value ratio', 'airco' for 'air conditioning': words that stand
         # together and spell the name
@@ -407,6 +418,12 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                         and abbreviates_phrase(column.name, [t.text for t in said]) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
+        # 'applicant income' said, atotinc meant: two words that spell the name but for a word between them
+        for first, last in zip(toks, toks[1:]):
+            if first.text not in STOPWORDS and last.text not in STOPWORDS and len(first.text) >= 3 \
+                    and not any(e.start == first.start for e in out) \
+                    and abbreviates_with_a_word_unsaid(column.name, first.text, last.text):
+                out.append(_Evidence(column.name, 0.7, "words", f"{first.text} {last.text}", first.start, last.end))
     if column.name.isalpha() and column.name.islower() and len(name) >= 6:
         # 'yearacc', 'yearveh': a name run together from words; its first word said alone is half of it, as 'year' is
         # for yearVeh, so 'the year' fits both and is asked about
@@ -583,10 +600,15 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     spans = [(m.start(), m.end(), c.name) for c in columns if len(c.name) > 2
              for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower())}
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
+    said_of = {c.name: column_mentions(c, text, toks) for c in columns}
+    # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
+    # them names no other column ('wage', or 'income' for wage)
+    spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for
+              if e.how == "words" and e.score >= 0.8 and len(e.words.split()) >= 2]
     row_unit = _row_unit(profile, text)
     windows = window_spans(text)  # 'for the coming year' names no column called Year
     for column in columns:
-        mentions = [e for e in column_mentions(column, text, toks)
+        mentions = [e for e in said_of[column.name]
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
                                for a, b, name in spans)
                     and not _within(e.start, windows)
@@ -777,6 +799,14 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
                          r"correspond\w*|recover\w*|rand|line\w* up with|lines? up against|nmi|ari|purity|"
                          r"mutual information|between the (?:clusters|groups|segments) and)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
                 return column.name
+    # 'without looking at their vote, then measure agreement between the groups and the party they chose': the words
+    # after the comparison, read on their own, name the one column
+    for m in re.finditer(r"\bbetween the (?:clusters|groups|segments|camps) and (?:the |their |its )?([^.;,!?]{1,40})", text):
+        said = m.group(1)
+        named = {column.name for column in eligible_columns(profile) if classifiable(column)
+                 and any(e.score >= 0.7 for e in column_mentions(column, said, tokens(said)))}
+        if len(named) == 1:
+            return named.pop()
     return None
 
 

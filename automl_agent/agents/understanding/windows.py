@@ -28,7 +28,7 @@ _UNIT_ADJECTIVES = (r"(?:(?:trading|business|working|calendar|market|full|whole|
                     r"hourly|daily|weekly|monthly|quarterly|yearly|future|past|historical|"
                     # the length of each step: 'the next 3 five-minute intervals', '12 half-hour slots'
                     r"\d+[- ]?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)|half[- ]hour(?:ly)?|"
-                    r"quarter[- ]hour(?:ly)?)\s+)?")
+                    r"quarter[- ]hour(?:ly)?|most[- ]recent|latest|newest)\s+){0,2}")
 
 
 def _snapped(step_s: float) -> float:
@@ -58,7 +58,9 @@ def _lookback_phrases() -> tuple[str, ...]:
         rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
-        rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        # 'fed the 24 most recent monthly observations'
+        rf"\b{_NUMBER_OR_ONE}\s+(?:most[- ]recent|latest|newest)\s+{unit}",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
         rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations|figures|"
         rf"values|numbers|readings|counts|records)\b",
@@ -72,7 +74,8 @@ def _horizon_phrases() -> tuple[str, ...]:
     return (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
-        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?\s+(?:ahead|out|forward|horizon|into the future)\b")
+        # 'a three-month-ahead forecast' as well as '3 months ahead'
+        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?(?:\s+|-)(?:ahead|out|forward|horizon|into the future)\b")
 
 
 def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:

@@ -229,8 +229,9 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         if least == 1 and fits(k, j + 1):
             return True
         last = j == len(words) - 1
-        # only the last word gives more than a few letters: 'months' is not 'monthly spending'
-        while k < len(name) and (last or k - i < (2 if least == 1 else 4)):
+        # only the last word gives more than a few letters: 'months' is not 'monthly spending' ('faminc' is
+        # 'family income', 'huswage' 'husband wage')
+        while k < len(name) and (last or k - i < (3 if least == 1 else 4)):
             found = word.find(name[k], pos)
             if found < 0:
                 return False
@@ -240,6 +241,23 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         return False
 
     return fits(0, 0)
+
+
+def abbreviates_with_a_word_unsaid(name: str, first: str, last: str) -> bool:
+    """'atotinc' for 'applicant income': the name starts as the first word does, ends with the start of the last
+    (three letters or more) and holds two to four letters between that the words do not give (a 'total' left
+    unsaid). Such a column is as likely as the one the words spell exactly, so the two are asked about."""
+    name = name.lower()
+    if not name.isalpha() or not first or name[0] != first[0]:
+        return False
+    for head in range(1, min(len(first), 4) + 1):
+        if not first.startswith(name[:head]):
+            break
+        for tail in range(3, len(last) + 1):
+            gap = len(name) - head - tail
+            if 2 <= gap <= 4 and name.endswith(last[:tail]):
+                return True
+    return False
 
 
 def compact(name: str) -> bool:
