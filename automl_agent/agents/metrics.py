@@ -37,6 +37,7 @@ ALIASES: dict[str, str] = {
     "area under the roc": "roc_auc", "roc-auc": "roc_auc", "auc": "roc_auc", "auroc": "roc_auc",
     "r2": "r2", "r^2": "r2", "r squared": "r2", "r-squared": "r2", "r²": "r2",
     "rmse": "rmse", "root mean squared error": "rmse", "root mean square error": "rmse",
+    "root-mean-square error": "rmse", "root-mean-squared error": "rmse", "root-mean-square-error": "rmse",
     "rmsle": "rmsle", "root mean squared log error": "rmsle", "root mean squared logarithmic error": "rmsle",
     "mse": "mse", "mean squared error": "mse", "mean square error": "mse",
     "mae": "mae", "mean absolute error": "mae", "average error": "mae", "mean error": "mae",

@@ -49,7 +49,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout18": Path(__file__).with_name("instructions_holdout18.yaml"),
            "holdout19": Path(__file__).with_name("instructions_holdout19.yaml"),
            "holdout20": Path(__file__).with_name("instructions_holdout20.yaml"),
-           "holdout21": Path(__file__).with_name("instructions_holdout21.yaml")}
+           "holdout21": Path(__file__).with_name("instructions_holdout21.yaml"),
+           "holdout22": Path(__file__).with_name("instructions_holdout22.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

@@ -6,7 +6,10 @@ end of a 'whether' clause; 'how many grams off on average' is a mean absolute er
 out the column its clause is about; a formula inside a Python string ('smf.ols("y ~ a + b", data=df)'). From the
 second batch, holdout21: an initialism with one word unsaid ('heating value' for HHV); 'the 24 most recent
 observations'; a bound in millions on figures said to be in billions; the label a clustering is compared with, said
-in other words than its name ('the party they chose' for vote); 'the carbon content of a sample'."""
+in other words than its name ('the party they chose' for vote); 'the carbon content of a sample'. From the third,
+holdout22: 'the trailing 36 months' (once misspelling-corrected to 'training'), 'a full-year outlook', 'starting from
+the last month on record' (a moment, not a window), 'AU$2.5m', 'root-mean-square error', 'when I give it ...', 'smaller
+as 7', French 'en me servant uniquement de'."""
 
 from __future__ import annotations
 
@@ -188,3 +191,28 @@ def test_a_name_spelt_from_the_first_letters_of_its_words_and_one_left_unsaid(tm
     # 'applicant income' spells appinc, and atotinc with a 'total' unsaid: a question, not a guess
     got = _read(str(path), "Predict the applicant income.")
     assert got["outcome"] == "ask" and {"appinc", "atotinc"} <= set(got["candidates"])
+
+
+def test_trailing_windows_a_full_year_outlook_and_a_moment_that_is_no_window(rainfall):
+    got = _read(rainfall, "Starting from the last month we have on record, I need a full-year outlook of the rainfall, "
+                          "each projection driven by the trailing 24 months.")
+    assert got["outcome"] == "ok" and (got["horizon"], got["lookback"]) == (12, 24)
+
+
+def test_money_said_the_short_way_and_a_hyphenated_metric(rainfall):
+    got = _read(rainfall, "Rainfall is recorded in thousands of litres here. Forecast 3 months ahead from the trailing "
+                          "year; root-mean-square error below $2m.")
+    assert got["metric"] == "rmse" and got["constraints"] == ["rmse < 2000"] and got["lookback"] == 12
+
+
+def test_what_the_model_is_given_and_a_learner_s_comparison(members):
+    got = _read(members, "I need a model what can say the spend of a member when I give it the visits, the age and if "
+                         "she is student or not. The error in RMSE must be smaller as 9 euro.")
+    assert got["outcome"] == "ok" and got["target"] == "spend" and got["constraints"] == ["rmse < 9"]
+    assert sorted(got["features"]) == ["age", "student", "visits"]
+
+
+def test_french_using_only_said_in_the_first_person(members):
+    got = _read(members, "J'aimerais prédire la dépense de chaque membre en me servant uniquement de son âge et de "
+                         "ses visites.")
+    assert got["outcome"] == "ok" and got["target"] == "spend" and sorted(got["features"]) == ["age", "visits"]

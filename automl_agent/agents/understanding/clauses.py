@@ -61,6 +61,8 @@ _RESTRICT_OPENERS = (
     # should go in', 'price, only carat'
     # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
     r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
+    # 'a model that can say the pay when I give him the years in school, the age and the sex': what it is given
+    r"\b(?:when|if|once)\s+(?:i|we|you|they)\s+(?:give|feed|tell|show|hand)\s+(?:him|her|it|them|you|the model)\s+",
     # 'a lab only measured the carbon content': what is known is all there is to use
     rf"\b(?:only|just|solely)\s+(?:measured|recorded|observed|collected|knew|know|had|have)\b{LEAD_IN}",
     # 'as input please take the age, ...', 'as features use: a, b': the inputs named, then given

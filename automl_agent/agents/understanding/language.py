@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
-from .words import NUMBER_WORDS, name_parts, stem
+from .words import NUMBER_WORDS, english_vocabulary, name_parts, stem
 
 # function words that tell the languages apart in short sentences (none of them an English word)
 _MARKERS = {
@@ -81,6 +81,11 @@ _LEXICON: dict[str, dict[str, str]] = {
         "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
         "regrouper": "cluster", "grouper": "cluster", "segmenter": "cluster", "comparer avec": "compare with",
         "comparer à": "compare with", "comparer": "compare", "puis": "then",
+        # 'en me servant uniquement de': in using, by myself, only
+        "en me servant uniquement de": "using only", "en me servant uniquement des": "using only the",
+        "en me servant de": "using", "en me servant des": "using the", "en vous servant de": "using",
+        "en se servant de": "using", "en vous servant uniquement de": "using only", "répondant": "respondent",
+        "répondante": "respondent", "enquête": "survey", "sous les": "under", "de l'heure": "an hour",
         "à partir de toutes les autres colonnes": "from all the other columns",
         "toutes les autres colonnes": "all the other columns", "toutes les colonnes": "all columns",
         "à partir des": "from the", "à partir du": "from the", "à partir de la": "from the", "à partir de": "from",
@@ -346,6 +351,8 @@ def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         low = word.lower()
         if len(low) < 5 or low in names or low in _VOCABULARY or low.rstrip("s") in _VOCABULARY:
             return word
+        if low in english_vocabulary():  # 'trailing' is a word of its own, not 'training' misspelt
+            return word
         for right in _VOCABULARY:
             # 'presicion' swaps two letters; 'trading' is not 'training'
             allowed = 2 if min(len(right), len(low)) >= 10 or sorted(low) == sorted(right) else 1
@@ -367,6 +374,9 @@ def _learner_english(text: str) -> str:
     text = re.sub(r"\bmore\s+(?:big|large|high|great|good)\s+than\b", "more than", text, flags=re.IGNORECASE)
     text = re.sub(r"\bmore\s+(?:small|low|little)\s+than\b", "less than", text, flags=re.IGNORECASE)
     text = re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+    # 'smaller as 7 dollar': 'as' for 'than', as German and Dutch speakers say it
+    text = re.sub(r"\b(smaller|bigger|less|more|lower|higher|greater|fewer|better|worse)\s+as\s+(?=[$€£]?\d)", r"\1 than ",
+                  text, flags=re.IGNORECASE)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
     text = re.sub(rf"{number}\s+or\s+(?:better|higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
@@ -383,6 +393,9 @@ def _learner_english(text: str) -> str:
     text = re.sub(rf"{off}(?:be\s+)?off\b([^.?!;]{{0,40}}?)\s*\bon\s+average\b|\bon\s+average\b,?\s*{off}(?:be\s+)?off\b|"
                   rf"{off}(?:typically|usually|normally)\s+(?:be\s+)?off\b",
                   lambda m: f"what mean absolute error{m.group(1) or ''}", text, flags=re.IGNORECASE)
+    # 'AU$2.5m', '€3bn': money in millions or billions, said the short way
+    text = re.sub(r"([$€£])\s*(\d+(?:\.\d+)?)\s*(m|mn|bn)\b", lambda m: f"{m.group(1)}{m.group(2)} "
+                  f"{'billion' if m.group(3) == 'bn' else 'million'}", text)
     # 'six respondents in ten', '3 out of 4': a share
     words = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
     def share(m: re.Match) -> str:
@@ -654,7 +667,10 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     def yes_no(m: re.Match) -> str:
         # between two commas of a list ('..., whether they're a woman, whether they're married, ...') it is an item
         # whatever it names; elsewhere only when it names a column
-        in_list = m.group("lead").startswith(",") and re.match(r"\s*(?:,|and\s+(?:whether|if)\b)", m.string[m.end():])
+        # (or the last item, after 'and', of a list with commas: '..., his age and if he is male or female')
+        lead, before = m.group("lead"), m.string[max(0, m.start() - 60):m.start()]
+        in_list = (lead.startswith(",") and re.match(r"\s*(?:,|and\s+(?:whether|if)\b)", m.string[m.end():])) or (
+            re.match(r"and\b", lead) and "," in re.split(r"[.;:!?]", before)[-1])
         if not (in_list or names_a_column(m.group("what"))):
             return m.group(0)
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('what')!r}")
@@ -670,7 +686,7 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     end = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))"
     subject = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
     text = re.sub(rf"{lead}{subject}\s*(?:'s|'re|\s+(?:is|are|was|were|has|have|had))\s+(?:(?:an?|in\s+an?|in\s+the)\s+)?"
-                  rf"(?P<what>[\w-]+){end}", yes_no, text, flags=re.I)
+                  rf"(?P<what>[\w-]+(?:\s+or\s+(?!not\b)[\w-]+)?)(?:\s+or\s+not)?{end}", yes_no, text, flags=re.I)
     # 'its sex and which of the two diets it was on': the one it was on is the item
     text = re.sub(rf"{lead}which\s+(?:of\s+the\s+(?:\w+\s+)?)?(?P<what>[a-z]+?)(?:e?s)?\s+(?:it|he|she|they)\s+(?:was|were|is|"
                   rf"are|had|has|got|received)(?:\s+(?:on|in|given|fed))?{end}", yes_no, text, flags=re.I)

@@ -24,7 +24,7 @@ from .windows import requested_windows, window_spans
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    expand_shorthand, name_parts, stem, tokens)
+                    english_vocabulary, expand_shorthand, name_parts, stem, tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -122,15 +122,6 @@ def _extends(longer: str, prefix: str) -> bool:
     rest = longer[len(prefix):]
     return len(rest) <= 2 or rest in _SUFFIXES
 
-
-@lru_cache(maxsize=1)
-def english_vocabulary() -> frozenset[str]:
-    """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
-    from ...trainkit.runtime import minilm_encoder, minilm_available
-
-    if not minilm_available():
-        return frozenset()
-    return frozenset(w for w in minilm_encoder().tokenizer.vocab if w.isalpha())
 
 
 def word_matches(token: Token, word: str, word_stem: str) -> bool:

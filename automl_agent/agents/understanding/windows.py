@@ -55,7 +55,7 @@ def _steps(number: str | None, unit: str | None, step_s: float | None) -> int | 
 def _lookback_phrases() -> tuple[str, ...]:
     unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
     return (
-        rf"\b(?:last|past|previous|preceding|prior)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
+        rf"\b(?:last|past|previous|preceding|prior|trailing)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
@@ -75,7 +75,9 @@ def _horizon_phrases() -> tuple[str, ...]:
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
         # 'a three-month-ahead forecast' as well as '3 months ahead'
-        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?(?:\s+|-)(?:ahead|out|forward|horizon|into the future)\b")
+        rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?(?:\s+|-)(?:ahead|out|forward|horizon|into the future)\b",
+        # 'a full-year outlook': the outlook's length is the horizon
+        rf"\b(\d+)?(?:full|whole)[- ]({_CALENDAR})\s+(?:outlook|forecast|projection|view)\b")
 
 
 def requested_windows(instruction: str, step_s: float | None = None) -> tuple[int | None, int | None]:
@@ -102,13 +104,21 @@ def window_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _a_point_in_time(m: re.Match) -> bool:
+    """'starting from the last month we have on record': a moment the forecast starts at, not a window of months."""
+    return m.group(1) is None and bool(re.search(r"\b(?:since|starting(?:\s+(?:from|at|with))?|beginning(?:\s+(?:with|at))?|"
+                                                 r"as of|up to|until|through|after)\s+the\s*$",
+                                                 m.string[max(0, m.start() - 30):m.start()]))
+
+
 def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | None) -> int | None:
     """A window given as a setting (INPUT_SEQ_LEN=96) as said; else the first phrase that matches, in steps: its
     number (group 1) and its unit (group 2), either of which may be missing."""
     m = re.search(setting, text)
     if m:
         return int(m.group(1))
-    m = next((found for phrase in phrases if (found := re.search(phrase, text))), None)
+    m = next((found for phrase in phrases for found in re.finditer(phrase, text) if not _a_point_in_time(found)),
+             None)
     if not m or not (m.group(1) or m.group(2)):
         return None
     # 'the whole previous business day as history (169 slots)': a count of steps in parentheses says what the

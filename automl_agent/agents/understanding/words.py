@@ -260,6 +260,16 @@ def abbreviates_with_a_word_unsaid(name: str, first: str, last: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1)
+def english_vocabulary() -> frozenset[str]:
+    """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
+    from ...trainkit.runtime import minilm_encoder, minilm_available
+
+    if not minilm_available():
+        return frozenset()
+    return frozenset(w for w in minilm_encoder().tokenizer.vocab if w.isalpha())
+
+
 def compact(name: str) -> bool:
     """A name written short ('Bwt', 'CPI', 'lvrat'), not a word ('age'): letters only, few vowels or all capitals."""
     if not name.isalpha() or not 2 <= len(name) <= 6:
