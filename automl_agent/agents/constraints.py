@@ -107,8 +107,13 @@ def _performance_bounds(instruction: str) -> list[Constraint]:
 
 
 _THOUSANDS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?k\b(?!-)")
-MAGNITUDES = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
+_MAGNITUDES = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
 MAGNITUDE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(thousand|million|mn|billion|bn)s?\b")
+
+
+def in_data_unit(number: str, magnitude: str, unit: float) -> float:
+    """'150' 'million' on figures in billions (unit 1e9) is 0.15."""
+    return float(number) * _MAGNITUDES[magnitude] / unit
 
 
 def data_unit(instruction: str) -> float:
@@ -117,7 +122,7 @@ def data_unit(instruction: str) -> float:
     it. 1 when it says none."""
     m = re.search(r"\b(?:is|are|was|were|given|measured|recorded|expressed|reported|figures|values|numbers|series|"
                   r"data|column)\s+(?:all\s+)?in\s+(thousands|millions|billions)\b", instruction.lower())
-    return {"thousands": 1e3, "millions": 1e6, "billions": 1e9}[m.group(1)] if m else 1.0
+    return _MAGNITUDES[m.group(1).removesuffix("s")] if m else 1.0
 
 
 def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Constraint]:
@@ -127,7 +132,7 @@ def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Cons
     text = re.sub(r"\b(against|with|to) (?:the )?[\w.-]+ (labels?|classes|column|groups)\b", r"\1 \2", normalise(instruction))
     text = _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", text)  # 'rmse<3k' is 3000
     # 'RMSE under 1.5 million' is 1500000, or 0.0015 where the figures are in billions
-    text = MAGNITUDE.sub(lambda m: f"{float(m.group(1)) * MAGNITUDES[m.group(2)] / unit:.10g}", text)
+    text = MAGNITUDE.sub(lambda m: f"{in_data_unit(m.group(1), m.group(2), unit):.10g}", text)
     found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
@@ -207,7 +212,7 @@ _TIME_UNITS = {"ms": 1.0, "millisecond": 1.0, "milliseconds": 1.0, "msec": 1.0, 
 _SIZE_UNITS = {"kb": 1 / 1000, "mb": 1.0, "gb": 1000.0, "kib": 1 / 1024, "mib": 1.0, "gib": 1024.0,
                "megabytes": 1.0, "megabyte": 1.0, "kilobytes": 1 / 1000, "kilobyte": 1 / 1000, "gigabytes": 1000.0,
                "gigabyte": 1000.0}
-_COUNT_UNITS = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6, "b": 1e9, "billion": 1e9, "": 1.0}
+_COUNT_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "": 1.0, **_MAGNITUDES}
 _SIZE_AND_TIME = r"\b(?:ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|kb|mb|gb|params?|parameters?|millisec\w*)\b"
 _SHORT_UNITS = {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"}
 _TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"

@@ -69,7 +69,7 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
             continue
         mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, time_like)))
     problem = spec.problem
-    from ..constraints import MAGNITUDE, MAGNITUDES, data_unit, stated_bounds
+    from ..constraints import MAGNITUDE, data_unit, in_data_unit, stated_bounds
 
     # a second bound on one measure ('above 0.9 and below 0.8') is placed too: the feasibility check reads it next
     stated = [*problem.constraints, *stated_bounds(text)]
@@ -87,7 +87,7 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
                           None)
         if placed is None and (magnitude := MAGNITUDE.match(text.lower(), m.start(1))):
             # 'RMSE under $150 million' on figures in billions is the constraint's 0.15
-            value = float(number) * MAGNITUDES[magnitude.group(2)] / data_unit(text)
+            value = in_data_unit(number, magnitude.group(2), data_unit(text))
             placed = next((f"constraint {c.name}" for c in stated if abs(c.target - value) <= 1e-9 * max(1.0, value)), None)
         if placed is None:
             value = float(number)

@@ -25,7 +25,8 @@ NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|excl
 # 'not missing fraud' means caring about fraud
 NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
 # a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
-_COMMA_CLAUSE_WORDS = r"so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|that|if"
+_CLAUSE_WORDS_BUT_IF = r"so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|that"
+_COMMA_CLAUSE_WORDS = rf"{_CLAUSE_WORDS_BUT_IF}|if"
 _AND_THEN_VERB = (r"\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
                   r"find out|look whether|make|keep|show|"
                   r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
@@ -86,7 +87,7 @@ RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|
                      rf"(?:any\s+)?(?:other|else|more)(?:\s+(?:things?|stuff|{COLUMN_NOUNS}))?)\b")
 # in a list of columns ', whether they are married' and ', how many days it was' are items, not a new clause
 # (and, as a learner may write them, ', if he is self-employed' and ', how big is his family')
-ITEM_CLAUSES = (rf",\s*(?:{_COMMA_CLAUSE_WORDS.replace('|if', '')}|if(?!\s+(?:he|she|they|the person)\s+(?:is|are|was|were|has|"
+ITEM_CLAUSES = (rf",\s*(?:{_CLAUSE_WORDS_BUT_IF}|if(?!\s+(?:he|she|they|the person)\s+(?:is|are|was|were|has|"
                 rf"have)\b)|what|how(?!\s+(?:many|much|long|old|often|far|big|large|tall|heavy|high)))\b|{_AND_THEN_VERB}")
 # ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
 BOUND_AHEAD = r",\s*(?=(?:[\w%-]+\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"

@@ -351,14 +351,14 @@ def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         low = word.lower()
         if len(low) < 5 or low in names or low in _VOCABULARY or low.rstrip("s") in _VOCABULARY:
             return word
-        if low in english_vocabulary():  # 'trailing' is a word of its own, not 'training' misspelt
-            return word
         for right in _VOCABULARY:
             # 'presicion' swaps two letters; 'trading' is not 'training'
             allowed = 2 if min(len(right), len(low)) >= 10 or sorted(low) == sorted(right) else 1
             if right[0] == low[0] and abs(len(right) - len(low)) <= allowed \
                     and Levenshtein.distance(low, right, score_cutoff=allowed) <= allowed \
                     and not right.startswith(low + "s") and not low.startswith(right):
+                if low in english_vocabulary():  # 'trailing' is a word of its own, not 'training' misspelt
+                    return word
                 notes.append(f"{word!r} read as {right!r}")
                 return right
         return word

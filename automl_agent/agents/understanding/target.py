@@ -123,7 +123,6 @@ def _extends(longer: str, prefix: str) -> bool:
     return len(rest) <= 2 or rest in _SUFFIXES
 
 
-
 def word_matches(token: Token, word: str, word_stem: str) -> bool:
     if token.stem == word_stem or token.text == word or _VERB_NOUNS.get(token.text) in (word_stem, word):
         return True
