@@ -221,7 +221,8 @@ _LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|forecasts?|respon(?:d|se
 
 
 def _quantities(text: str, units: str):
-    for m in re.finditer(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s*({units})(?![\w])", text):
+    # '10 minutes', '10min', 'a 10-minute budget'
+    for m in re.finditer(rf"(?<![\w.])(-?\d+(?:\.\d+)?)(?:\s*|-)({units})(?![\w])", text):
         yield m
 
 
@@ -234,7 +235,9 @@ def parse_complexity(instruction: str) -> list[Constraint]:
 
 
 def _clause_complexity(instruction: str) -> list[Constraint]:
-    text = normalise(instruction)
+    # 'less than a minute', 'within an hour'
+    text = re.sub(r"\b(less than|under|within|below|at most|no more than|inside|no longer than|more than|over)\s+(?:a|an)\s+"
+                  r"(minute|hour|second)\b", r"\1 1 \2", normalise(instruction))
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
     errors = "|".join(re.escape(a) for a, n in sorted(metrics.ALIASES.items(), key=lambda x: -len(x[0]))
@@ -257,7 +260,11 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
             continue  # "RMSE under 600 seconds" is an error measured in seconds
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
         window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
-        of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():])
+        # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap'
+        of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (
+            text[m.end(1):m.start(2)] == "-" and unit not in _SHORT_UNITS
+            and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)
+            and re.match(rf"\s+(?:(?:{_TRAINING_WORDS})\s+)?(?:budget|limit|cap)\b", text[m.end():]))
         if of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
             op = _op_after(text[m.end() + of_training.end():][:16]) or op or "<="
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
@@ -273,6 +280,8 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
         else:
             continue
+        if text[m.end(1):m.start(2)] == "-" and not re.match(r"\s+(?:[\w-]+\s+)?(?:budget|limit|cap)\b", text[m.end():]):
+            continue  # 'the next three five-minute intervals': a length said of something, not a limit
         out.setdefault(name, Constraint(name=name, op=op or "<=", target=round(target, 6), kind="complexity",
                                         phrase=(clause[-40:] + m.group(0)).strip()))
     size_units = "|".join(sorted((re.escape(u) for u in _SIZE_UNITS), key=len, reverse=True))

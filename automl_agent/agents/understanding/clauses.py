@@ -54,7 +54,8 @@ _RESTRICT_OPENERS = (
     # 'Predictors: tenure, contract', '* allowed inputs: cc, attach'
     rf"(?:^|[.;!?]\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
     rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
-    r"(?:\s*,?\s*(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following))?\s*:\s*",  # 'inputs, exactly these:'
+    r"(?:\s*,?\s*(?:(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following)|"
+    r"in (?:this|that|the following|no particular|any) order))?\s*:\s*",  # 'inputs, exactly these:', 'inputs, in this order:'
     r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
     # 'cluster them by A, B', 'fall into natural camps based on A and B'
     r"\b(?:cluster|group|segment|camps?\b|tribes?\b|personas?\b)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",
@@ -90,8 +91,8 @@ RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|
 ITEM_CLAUSES = (rf",\s*(?:{_CLAUSE_WORDS_BUT_IF}|if(?!\s+(?:he|she|they|the person)\s+(?:is|are|was|were|has|"
                 rf"have)\b)|what|how(?!\s+(?:many|much|long|old|often|far|big|large|tall|heavy|high)))\b|{_AND_THEN_VERB}")
 # ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
-BOUND_AHEAD = r",\s*(?=(?:[\w%-]+\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
-LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+BOUND_AHEAD = r",\s*(?=(?:[\w%]+(?:-[\w%]+)*\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
+LIST_END = (rf"[;?!()|]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
@@ -102,10 +103,15 @@ LIST_END = (rf"[;?!()|]|\.(?:\s|$)|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accura
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
 
 
+# words before a list of inputs said without 'only'
+_LISTING_WORDS = r"from|off|off of|using|use|based on|given|as a function of|in terms of|on the basis of"
+
+
 def restriction_strength(opener: str) -> str:
     """'strong': the words can only be about inputs, so an item naming no column is asked about ('using only',
     'features restricted to'); 'soft': a limit only when every item names a column ('regress charges on age and
-    bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only')."""
+    bmi', not 'regress math on demographics'); 'weak': the rest ('with just', 'from only'); 'listed' (three items or
+    more after a plain 'from' or 'using'): a limit only when each names a column."""
     if re.match(r"regress|cluster|group|segment|camp|tribe|persona", opener):
         return "soft"
     if re.match(r"all\s", opener):
@@ -119,7 +125,17 @@ def restriction_strength(opener: str) -> str:
 def list_after(text: str, start: int) -> tuple[int, int]:
     rest = text[start:]
     stop = next((m for m in re.finditer(LIST_END, rest) if rest[:m.start()].strip()), None)
+    # 'the logged pay variable, which is just the answer rewritten, and the two parental fields': an aside on one
+    # item, then the list goes on
+    while stop and (aside := re.match(r",\s*(?:which|who)\s+(?:is|are|was|were|has|have|had)\b[^.;:!?()]{1,80}?,\s*"
+                                      r"and\s+(?=\w)", rest[stop.start():])):
+        resume = stop.start() + aside.end()
+        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
     end = start + (stop.start() if stop else len(rest))
+    # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
+    header = re.match(r"[^:]{1,80}:\s*(?=\S)", text[start:end])
+    if header and len(header.group(0).split()) <= 8:
+        start += header.end()
     return start, end
 
 
@@ -159,6 +175,15 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
         sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
         a = list_start(text, sentence, m.start())
         spans.append((a, a, m.start(), m.end(), "strong"))
+    # 'classify vote from dem, rep, clintondis, bushdis, perotdis': three or more named after a plain 'from' are the
+    # inputs meant (a limit only when every item names a column, see restriction_strength)
+    for m in re.finditer(rf"\b(?:{_LISTING_WORDS})\b{LEAD_IN}", text):
+        if re.search(rf"\b(?:is|are|was|were|comes?|came|{NEGATIONS})\s*$", text[:m.start()]):
+            continue  # 'whether the customer is from France, Spain or Italy', "don't use A, B and C"
+        a, b = list_after(text, m.end())
+        items = [i for i in re.split(r",|\band\b|\bor\b|&", text[a:b]) if i.strip()]
+        if len(items) >= 3 and not any(s[1] <= a < max(s[2], s[1] + 1) or a <= s[1] < b for s in spans):
+            spans.append((m.start(), a, b, b, "listed"))
     return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
 
 

@@ -26,6 +26,8 @@ _EXCLUDE_OPENERS = (
     rf"(?:{COLUMN_NOUNS}))\s+(?:except|but|apart from|"
     rf"besides|other than)(?: for)?\b{LEAD_IN}",
     rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{LEAD_IN}",
+    # 'the remaining columns as predictors, minus wage itself'
+    rf"(?:,\s*|\b(?:columns?|features?|predictors?|inputs?|variables?|rest|others|everything)\s+)minus\b{LEAD_IN}",
 )
 # 'leave OverallQual out', 'keep the id out of it'
 _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?|hold(?:ing)?)\s+"
@@ -34,7 +36,7 @@ _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:tin
 # 'those can't be used as inputs', 'the indicators (white, black) stay out of the model'
 _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^.;:!?,]{1,60}?|[^.;:!?(]{0,60}?\([^()]{1,120}\))"
                   r"\s+(?:(?:(?:must|should|may|can|will|is to|are to|has to|have to)\s*(?:not|never)|can't|cannot|won't|"
-                  r"mustn't|shouldn't|may not)\s+be\s+(?:used|an? (?:input|feature|predictor)s?|included|considered|fed in|"
+                  r"mustn't|shouldn't|may not)\s+be\s+(?:used|(?:an? )?(?:input|feature|predictor)s?|included|considered|fed in|"
                   r"touched)"
                   # 'the player's name is out too'
                   r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?out(?=\s*(?:too|as well|also)?\s*(?:[.;,!]|$))"
@@ -66,7 +68,7 @@ _DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|
               r"(?:too|also|as well|out)?\b")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
 _ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{COLUMN_NOUNS}|" \
-              r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each)\b"
+              r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each|overall|altogether|itself|themselves)\b"
 # a kind of column, said of a group: 'the categorical ones', 'all numeric columns'; not 'its category' (one column)
 _KIND_WORDS = {"numeric": r"numeric|numerical|numbers|quantitative|continuous",
                "categorical": r"categorical|categories|qualitative|nominal"}
@@ -75,7 +77,7 @@ STRONG = 0.75  # how sure a word match must be to name a column
 _GENERIC = {"status", "type", "kind", "flag", "indicator", "code", "level", "info", "information", "value", "values",
             "column", "columns", "feature", "features", "field", "variable", "data", "details", "yes", "no", "label",
             "labels", "number", "only", "just", "pls", "plz", "please", "also", "too", "alone", "all", "whatsoever",
-            "entirely", "completely", "either"}
+            "entirely", "completely", "either", "figure", "figures", "readings"}
 # a list of these is about rows, resources or the model, not columns: 'using only a CPU', 'only on rows after 2020'
 _NOT_INPUTS = (r"\d|\b(?:under|over|above|below|less|more|than|between|after|before|model|models|cpu|gpus?|cores?|"
                r"memory|ram|time|seconds?|minutes?|hours?|ms|mb|gb|librar(?:y|ies)|sklearn|scikit|linear|trees?|"
@@ -100,6 +102,9 @@ class FeatureChoice(BaseModel):
 def _items(chunk: str) -> list[str]:
     items = []
     for piece in re.split(_ITEM_SPLIT, chunk):
+        if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
+                    r"should)|since|because)\b", piece):
+            continue  # 'the logged pay variable, which is just the answer rewritten, and ...': an aside on the item before
         words = re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-"))
         words = " ".join(words.split())
         if words:
@@ -113,21 +118,38 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
     the smoker column, 'the applicant's credit score' CreditScore."""
     toks = tokens(item)
     meaningful = [t.text for t in toks if t.text not in STOPWORDS and t.text not in _GENERIC]
-    scored = {}
-    for column in columns:
-        evidence = [e for e in column_mentions(column, item, toks) if e.how != "values"]
-        if head and meaningful:
-            # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
-            heads = set(meaningful[-2:]) if meaningful[-1] in _MEASURE_KINDS else {meaningful[-1]}
-            evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
-        best = max((e.score for e in evidence), default=0.0)
-        if best > 0:
-            scored[column.name] = best
-    return scored
+    # 'the number of children at home', 'price per square foot': a place or rate said after the head qualifies it
+    # (but 'the score on the intelligence test' says which score)
+    headed = re.sub(r"(?<=\w)\s+(?:at|in|on|per|during|within|inside|across)\s+(?:(?:the|a|an|his|her|their|its|each)\s+)?"
+                    r"[\w-]+(?:\s+[\w-]+)?\s*$", "", item)
+    before_place = [t.text for t in tokens(headed) if t.text not in STOPWORDS and t.text not in _GENERIC]
+    tries = [meaningful]
+    if head and headed != item and before_place and before_place[-1] not in _MEASURE_KINDS:
+        tries.insert(0, before_place)
+    for words in tries:
+        scored = {}
+        for column in columns:
+            evidence = [e for e in column_mentions(column, item, toks) if e.how != "values"]
+            if head and words:
+                # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
+                heads = set(words[-2:]) if words[-1] in _MEASURE_KINDS else {words[-1]}
+                evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
+            best = max((e.score for e in evidence), default=0.0)
+            if best > 0:
+                scored[column.name] = best
+        if scored:
+            return scored
+    return {}
 
 
 _MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", "count", "number", "total", "score",
-                  "index", "amount", "level", "value", "size", "degree", "content"}
+                  "index", "amount", "level", "value", "size", "degree", "content", "years"}
+
+
+def _head_unsaid(words: list[str]) -> list[str]:
+    """'the mean maximum temperature' for meanmax: the head noun may stay unsaid in the name ('slugging percentage'
+    for slg: a measure's kind may stay unsaid too)."""
+    return words[:-1] if len(words) >= 3 or (words and words[-1] in _MEASURE_KINDS) else []
 
 
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
@@ -152,14 +174,14 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     by_initials = [c.name for c in columns if len(initials) >= 2 and c.name.lower() == initials]
     if len(bare.split()) > 1 and by_initials:  # 'refractive index' for RI
         return by_initials, False
-    content = [w for w in bare.split() if w not in STOPWORDS]
-    # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'
-    # 'the mean maximum temperature' for meanmax: the head noun may stay unsaid in the name
-    # ('slugging percentage' for slg: a measure's kind may stay unsaid too)
-    head_unsaid = content[:-1] if len(content) >= 3 or (content and content[-1] in _MEASURE_KINDS) else []
+    content = [w.removesuffix("'s") for w in bare.split() if w not in STOPWORDS]
+    # 'the weight of the heart' (its 'of the' gone by now) is 'heart weight'; 'the education years of the mother'
+    # the mother's education years
+    owner_first = content[-1:] + content[:-1] if len(content) == 3 else []
+    head_unsaid = _head_unsaid(content)
     # ('the recoded occupation category' for occrecode: the name may put the words the other way round)
     for words in (content, content[::-1] if len(content) == 2 else [], head_unsaid,
-                  head_unsaid[::-1] if len(head_unsaid) == 2 else []):
+                  head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first)):
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
         if len(spelled) == 1:  # 'body weight' for Bwt
@@ -220,6 +242,8 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
+    if len(token.text) >= 4 and len(name) == len(token.text) + 1 and name.lower().endswith(token.text):
+        return True  # 'employment' in memployment: one letter for whose it is, then the word
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
                                                and token.text.startswith(w))
                for w, ws in zip(parts.words, parts.stems))
@@ -284,7 +308,7 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             continue  # 'using only a CPU', 'only on rows after 2020'
         if not columns and strength != "strong" and not _ambiguous(unresolved):
             continue  # 'only with care', 'from just one store': no column named, and the words need not name one
-        if strength == "soft" and unresolved:
+        if strength in ("soft", "listed") and unresolved:
             continue
         choice.only += [c for c in columns if c not in choice.only]
         choice.unresolved += [u for u in unresolved if u not in choice.unresolved]
@@ -295,10 +319,13 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
                 continue
             _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
+    unreferred = []  # 'so they cannot be inputs' where 'they' names no column: asked about, not dropped
     for m in re.finditer(_EXCLUDE_AFTER, text):
         chunk = m.group("list")
         if re.fullmatch(_PRONOUN_LIST, chunk):
             chunk = _referent(text, m.start("list"), profile, chunk)
+            if chunk and not _resolve(chunk, profile, target)[0]:
+                unreferred.append(chunk)
         elif re.fullmatch(_SINGULAR_PRONOUN, chunk):  # '..., so it must be kept out of the model'
             chunk = ", ".join(_subject_before(text, m.start("list"), profile, target))
         elif grouped := re.search(r"\(([^()]{1,120})\)\s*$", chunk):  # 'race indicators (white, black)': the names
@@ -328,7 +355,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         _exclude(choice, [name], clause)
     # with the inputs limited to a list, words said not to be used that name no column leave nothing out of it
     # ('from this season's numbers only (AtBat, Hits), leave the career totals out')
-    choice.unresolved_exclusions = [] if choice.only else [u for u in negated.unresolved if u not in choice.unresolved]
+    choice.unresolved_exclusions = [] if choice.only else [u for u in [*negated.unresolved, *unreferred]
+                                                            if u not in choice.unresolved]
     return choice
 
 
@@ -538,7 +566,13 @@ def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> st
     runs = [r.group(0) for r in re.finditer(rf"{name}(?:\s*(?:,|\band\b|\bor\b|\bplus\b|&|\+)\s*(?:the\s+)?{name})+",
                                             window)]
     if not runs:
-        return ""
+        # 'the city and highway figures are published with it, so they cannot be inputs': the sentence's subject,
+        # its last noun said of each ('city figures and highway figures')
+        subject = re.match(r"\s*(?:the\s+)?([a-z][\w-]*(?:\s*,\s*[\w-]+)*\s+and\s+[\w-]+)\s+([a-z]+s)\s+"
+                           r"(?:are|were|have|get|come)\b", text[_sentence_starts(text, at)[1]:at])
+        if subject is None or pronoun.strip() not in {"they", "so they", "and they", "them", "these", "those"}:
+            return ""
+        return " and ".join(f"{w.strip()} {subject.group(2)}" for w in re.split(r",|\band\b", subject.group(1)) if w.strip())
     counted = _counted(pronoun)
     if counted is not None and len(re.findall(name, runs[-1])) != counted:
         return ""

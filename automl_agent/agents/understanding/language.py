@@ -166,7 +166,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "auch": "too", "weglassen": "leave out", "ausschließen": "exclude", "ausgeschlossen": "excluded",
         # the formal 'you' after a request verb: 'Verwenden Sie nur ...'
         "verwenden sie": "use", "benutzen sie": "use", "nutzen sie": "use", "nehmen sie": "take", "nutzen": "use",
-        "nehmen": "take", "betragen": "be", "beträgt": "is", "befragte person": "respondent",
+        "nehmen": "take", "heranziehen": "use", "herangezogen": "used", "besucht": "attends", "besuchen": "attend",
+        "auf grundlage der": "from the", "auf grundlage des": "from the", "auf grundlage von": "from",
+        "stichprobe": "sample", "weiterführende": "secondary", "ihre": "her", "betragen": "be", "beträgt": "is", "befragte person": "respondent",
         "befragten person": "respondent",
     },
     "es": {
@@ -238,7 +240,8 @@ def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 _VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|"
                     r"(?:nicht|auf keinen fall|keinesfalls|niemals) (?:verwenden|benutzen|nutzen))\b", r"without \1")}
 # 'nur Ausbildung, Erfahrung und Alter verwenden': 'using only' what stands between
-_ONLY_VERB_LAST = {"de": (r"\bnur\s+([^.;!?]{1,120}?)\s+(?:verwenden|benutzen|nutzen|einsetzen|berücksichtigen)\b",
+_ONLY_VERB_LAST = {"de": (r"\b(?:nur|ausschließlich|lediglich)\s+([^.;!?]{1,120}?)\s+(?:verwenden|benutzen|nutzen|einsetzen|"
+                                 r"berücksichtigen|heranziehen|hernehmen)\b",
                           r"using only \1")}
 
 
@@ -377,6 +380,10 @@ def _learner_english(text: str) -> str:
     # 'smaller as 7 dollar': 'as' for 'than', as German and Dutch speakers say it
     text = re.sub(r"\b(smaller|bigger|less|more|lower|higher|greater|fewer|better|worse)\s+as\s+(?=[$€£]?\d)", r"\1 than ",
                   text, flags=re.IGNORECASE)
+    # 'classify urban off wage, educ, IQ', 'based off of age': the inputs after a colloquial 'off'
+    text = re.sub(r"\b((?:predict|classify|regress|model|estimate|guess|forecast)\w*\s+[\w.-]+(?:\s*\([^)]*\))?)\s+"
+                  r"off(?:\s+of)?\s+(?=\w)", r"\1 from ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\bbased\s+off(?:\s+of)?\b", "based on", text, flags=re.IGNORECASE)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
     text = re.sub(rf"{number}\s+or\s+(?:better|higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
@@ -511,7 +518,16 @@ def _bullets(text: str) -> tuple[str, list[str]]:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) < 2:
         return text, []
-    clauses = [_BULLET.sub("", line).rstrip(" ;") for line in lines]
+    clauses: list[str] = []
+    heading = False  # 'Inputs:' then one bullet per input: one list
+    for line in lines:
+        bullet = bool(_BULLET.match(line))
+        item = _BULLET.sub("", line).rstrip(" ;")
+        if heading and bullet and item:
+            clauses[-1] += (" " if clauses[-1].endswith(":") else ", ") + item.rstrip(".,")
+            continue
+        heading = item.endswith(":")
+        clauses.append(item)
     clauses = [c[:-1] if c.endswith(":") else c for c in clauses]
     return "; ".join(c for c in clauses if c), [f"{len(lines)} lines read as one request"]
 
@@ -580,6 +596,24 @@ def _glosses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         return name
 
     return re.sub(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(([^()]+)\)", rewrite, text), notes
+
+
+def _owners_in_parentheses(text: str) -> tuple[str, list[str]]:
+    """'the two parental-schooling fields (mother's and father's)' -> 'mother's schooling and father's schooling': a
+    measure said once, then whose, in parentheses, one column each."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        owners = [o.strip() for o in re.split(r",|\band\b|&|\bor\b", m.group("owners")) if o.strip()]
+        if len(owners) < 2 or not all(o.endswith("'s") for o in owners):
+            return m.group(0)
+        noun = m.group("noun").split("-")[-1]
+        said = " and ".join(f"{o} {noun}" for o in owners)
+        notes.append(f"{m.group(0).strip()!r} read as {said!r}")
+        return said
+
+    return re.sub(r"\b(?:the\s+)?(?:(?:\d+|two|three|both)\s+)?(?P<noun>[\w-]+)(?:\s+(?:fields|columns|variables|measures|"
+                  r"ones))?\s*\((?P<owners>[^()]{3,80})\)", rewrite, text, flags=re.IGNORECASE), notes
 
 
 def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str:
@@ -677,7 +711,8 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         return m.group("lead") + m.group("what")
 
     def how_big(m: re.Match) -> str:
-        if not names_a_column(m.group("what")):
+        in_list = m.group("lead").startswith(",") and re.match(r"\s*(?:,|and\b)", m.string[m.end():])
+        if not (in_list or names_a_column(m.group("what"))):
             return m.group(0)
         notes.append(f"{m.group(0).strip(' ,:')!r} read as '{m.group('what')} size'")
         return m.group("lead") + m.group("what") + " size"
@@ -695,7 +730,26 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
                   rf"(?P<what>[\w-]+)(?:\s+(?:sector|industry|trade|business))?{end}", yes_no, text, flags=re.I)
     text = re.sub(rf"{lead}how\s+(?:big|large)\s+(?:is|are|was|were)\s+(?:his|her|their|its|the)\s+(?P<what>[\w-]+){end}",
                   how_big, text, flags=re.I)
+
+    def how_many(m: re.Match) -> str:
+        # 'how many years he has been in the labour force' -> 'years in the labour force'; 'how many kids are living
+        # in the house' -> 'number of kids in the house'; 'how long he stayed with his employer' -> 'time with his
+        # employer': the quantity and where it is counted, without who counts it
+        where = re.search(r"\b(?:in|with|at|on|for|of)\s+(?:(?:the|his|her|their|its|a|an)\s+)?[\w' -]+$", m.group("clause"))
+        what = m.group("what") or "time"
+        said = (what if what.split()[0] in _COUNTED_IN_TIME or what == "time" else f"number of {what}") \
+            + (f" {where.group(0)}" if where else "")
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
+        return m.group("lead") + said
+
+    who = r"(?:he|she|they|it|i|we|you|(?:the|each|every|a|an|his|her|their)\s+[\w-]+)"
+    text = re.sub(rf"{lead}how\s+(?:many\s+(?P<what>[\w-]+(?:\s+of\s+[\w-]+)?)|long)\s+"
+                  rf"(?P<clause>(?:{who}\s+[\w' -]+?|(?:are|is|were|was)\s+[\w' -]+?)){end}", how_many, text,
+                  flags=re.I)
     return text, notes
+
+
+_COUNTED_IN_TIME = {"years", "months", "weeks", "days", "hours", "minutes"}
 
 
 def _elided(text: str) -> tuple[str, list[str]]:
@@ -804,7 +858,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided,
+    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
                  lambda t: _yes_no_items(t, columns),
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
                  lambda t: _glosses(t, columns)):

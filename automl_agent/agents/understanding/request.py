@@ -20,6 +20,10 @@ NOT_LEARNING = re.compile(
     r"(?:query|queries|dashboard|spreadsheet|formula|macro|regex|regular expression|pivot)"
     r"|system prompt|your (?:instructions|prompt|rules)|ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier)"
     r"|disregard|password|api key|secret|exfiltrat|print (?:your|the) (?:prompt|instructions)|rm -rf)\b")
+# the writer's own piece of work, told as the reason for asking ('I'm drafting an essay about school tracking and would
+# like to know whether ...', 'for my thesis'): it is not asked of the agent
+_OWN_WORK = re.compile(r"\b(?:my|our|i'm|i am|we're|we are|i was|we were)\s+(?:[a-z]+ing\s+)?(?:(?:a|an|the)\s+)?"
+                       r"(?:[\w-]+\s+){0,2}?(?:poem|poetry|story|essay|song|book|paper|thesis|article|report)s?\b")
 # editing the table: an errand on its own, a cleaning step beside a prediction ('predict delays; drop the rows where
 # the carrier is missing')
 ROW_EDITS = re.compile(r"\b(?:delete|remove (?:the |all |every )?rows?|drop (?:the |all |every )?rows?)\b")
@@ -98,7 +102,7 @@ def asks_for_something_else(text: str, names: Sequence[str] = ()) -> bool:
     text = text.lower()
     if steering(text):
         return True
-    text = _names_masked(text, names)
+    text = _OWN_WORK.sub(" ", _names_masked(text, names))
     if LOOKUP.search(text) and not PREDICTIVE.search(text):
         return True
     return bool(NOT_LEARNING.search(text) or ERRANDS.search(text)

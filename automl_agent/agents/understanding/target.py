@@ -161,6 +161,20 @@ def _phrase_tokens(toks: tuple[Token, ...]) -> frozenset[int]:
     return frozenset(covered)
 
 
+@lru_cache(maxsize=64)
+def _phrase_meanings(toks: tuple[Token, ...]) -> dict[int, frozenset[str]]:
+    """For each word inside a concept phrase said, the words of that phrase's group: 'school' in 'years in school'
+    means education, not a school column."""
+    meanings: dict[int, set[str]] = {}
+    said = list(toks)
+    for group, phrases in zip(concept_groups(), concept_phrases()):
+        for phrase in phrases:
+            for i in range(len(said)):
+                for t in _phrase_at(phrase, said, i) or []:
+                    meanings.setdefault(t.start, set()).update(group)
+    return {start: frozenset(group) for start, group in meanings.items()}
+
+
 def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
     """Words and phrases of the instruction that mean what a name's word means ('quit' for 'left')."""
     found = []
@@ -255,6 +269,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
         subject.append((m.start(1), m.end(1)))
         target.append((m.start(2), m.end(2)))
+    # 'which school a child attends', 'what grade each student gets': what is asked comes before the one it is said of
+    for m in re.finditer(rf"\b(?:which|what)\s+((?:[\w-]+\s+){{1,3}}?)(?:{DETERMINERS})\s+([\w-]+)\s+"
+                         rf"(?=(?:{AUXILIARIES})\b|[a-z]+(?:s|ed)\b)", text):
+        target.append((m.start(1), m.end(1)))
+        subject.append((m.start(2), m.end(2)))
     # 'the life expectancy of the country': what it is said of is the row, not what is asked
     for m in re.finditer(r"\b(?:of|for)\s+(?:the|each|every|a|an|this|that|one)\s+([\w-]+)(?=\s*(?:[.,;:!?]|$|\b(?:from|using|"
                          r"with|based|given|by)\b))", text):
@@ -294,6 +313,11 @@ def _value_hits(column: ColumnProfile, text: str, toks: list[Token]) -> list[tup
         if m:
             hits.append((value, m.start(), m.end()))
             continue
+        # 'full time' said for the value fulltime
+        joined = next(((a, b) for a, b in zip(toks, toks[1:]) if a.text + b.text == v and len(a.text) >= 3), None)
+        if joined is not None:
+            hits.append((value, joined[0].start, joined[1].end))
+            continue
         if " " not in v:
             vs = stem(v)
             t = next((t for t in toks if t.stem == vs or (len(vs) >= 4 and t.stem.startswith(vs))), None)
@@ -307,11 +331,13 @@ def _name_word_hits(column: ColumnProfile, toks: list[Token]) -> list[list[tuple
     'this year' and 'per day' say when, not which column."""
     parts = name_parts(column.name)
     words_at = [t for i, t in enumerate(toks) if not _says_when(toks, i)]
+    meanings = _phrase_meanings(tuple(toks))
     found = []
     for word, word_stem in zip(parts.words, parts.stems):
         # 'monthly traffic' says how often, not the Month column; 'monthly charges' does say monthly_charges
         direct = [(t, False) for t in words_at if (t.text not in TIME_ADVERBS or t.text == word)
-                  and (word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts))]
+                  and (word_matches(t, word, word_stem) or _abbreviates(word, t.text, parts))
+                  and (t.start not in meanings or word_stem in meanings[t.start])]
         found.append(direct or [(t, True) for t in _concept_matches(word_stem, toks)])
     return found
 
@@ -345,6 +371,43 @@ def _abbreviates(word: str, said: str, parts) -> bool:
     if len(parts.words) > 1:
         return len(word) == 3 and len(said) >= 6
     return len(word) >= 3 and len(said) >= len(word) + 3
+
+
+def lettered_word(name: str) -> str | None:
+    """'employment' for memployment, 'wage' for lwage, 'educ' for meduc: a name that is one letter (whose it is, or
+    what was done to it) before a whole English word or a word people use for what tables record, and no word
+    itself."""
+    low = name.lower()
+    vocabulary = english_vocabulary()
+    known = low[1:] in vocabulary or any(stem(low[1:]) in group for group in concept_groups())  # 'educ' in meduc
+    if not (name.isalpha() and len(low) >= 5 and known and low not in vocabulary):
+        return None
+    return low[1:]
+
+
+def _lettered_mentions(name: str, toks: list[Token], taken: list[int]) -> list[_Evidence]:
+    """The word of a lettered name said, or a word meaning it: weaker than a name said whole, unless a word starting
+    with the letter stands beside it ('the mother's employment', 'the work situation of the mother')."""
+    word = lettered_word(name)
+    if word is None:
+        return []
+    word_stem = stem(word)
+    said = [(t, False) for t in toks if word_matches(t, word, word_stem)] \
+        or [(t, True) for t in _concept_matches(word_stem, toks)]
+    out = []
+    for t, by_concept in said:
+        if t.start in taken:
+            continue
+        i = next(k for k, o in enumerate(toks) if o.start >= t.start)
+        j = next((k for k, o in enumerate(toks) if o.start >= t.start + len(t.text)), len(toks))
+        after = [o.text for o in toks[j:j + 3]]
+        owner = (i > 0 and toks[i - 1].text[0] == name[0].lower() and toks[i - 1].text not in STOPWORDS) or (
+            after[:1] == ["of"] and any(w[0] == name[0].lower() and w not in STOPWORDS for w in after[1:]))
+        # with its owner said, both parts of the name are: as sure as a name said whole ('mother's schooling' is
+        # meducation, not the school column)
+        score = 0.95 if owner else (0.5 if by_concept else 0.6)
+        out.append(_Evidence(name, score, "concept" if by_concept else "words", t.text, t.start, t.end))
+    return out
 
 
 # words people use for the data itself; a column may carry one as its name (diamonds' 'table')
@@ -420,6 +483,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for t in toks
                 if len(t.text) >= 4 and name.startswith(t.text) and len(name) - len(t.text) >= 2
                 and not any(e.start <= t.start < e.end for e in out)]
+    out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):
         for anchor, anchor_by_concept in hits:
@@ -788,6 +852,13 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
             if re.search(r"\b(?:compare\w*|against|versus|vs\.?|evaluat\w*|scor\w*|check\w*|match\w*|agree\w*|"
                          r"correspond\w*|recover\w*|rand|line\w* up with|lines? up against|nmi|ari|purity|"
                          r"mutual information|between the (?:clusters|groups|segments) and)\b", before) or re.match(r"\s*(?:labels?|classes)\b", after):
+                return column.name
+            # 'the school the child attends must not be used to form the groups, but ... tell me how closely they
+            # agree with it': the sentence's subject, compared with afterwards
+            rest = re.split(r"[.;!?](?:\s|$)", text[e.end:])[0]
+            if len(before) <= 40 and re.search(r"\b(?:agree\w*|compare\w*|match\w*|line\w* up|correspond\w*|overlap\w*|"
+                                               r"fit\w*|align\w*)\s+(?:\w+\s+){0,2}?(?:with|against|to)\s+(?:it|that|this)\b",
+                                               rest):
                 return column.name
     # 'without looking at their vote, then measure agreement between the groups and the party they chose': the words
     # after the comparison, read on their own, name the one column

@@ -207,6 +207,10 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
     name is left over."""
     if not words or len(words) > len(name) or not name.isalpha():
         return False
+    low = name.lower()
+    if len(words) == 2 and len(words[0]) >= 3 and low[0] == words[0][0] and len(low) >= 4 \
+            and words[1].startswith(low[1:]):
+        return True  # one letter for whose it is, then the word: 'memployment' the mother's employment, 'feduc'
     # a name that could be a word ('airco', 'recroom') is spelt only by two or more letters of every word
     least = 1 if compact(name) else 2
     if least == 2 and (len(name) < 5 or len(words) < 2):

@@ -1,0 +1,120 @@
+"""Reader classes found by the blind corpus holdout23, each on sentences and tables of its own: a name that is one
+letter before a word ('fwork' the father's work, 'lsalary' the logged salary); 'which track a pupil attends' asks
+for the track, not for the pupil; a list after a header and a colon ('using only three things: A, B and C'); items
+said as 'how many years he has ...' and 'how long she has stayed with ...'; a place after the head ('children at
+home'); three or more columns after a plain 'from' or 'off' are the inputs; 'minus X itself'; 'a 10-minute budget';
+the writer's own essay is no request for an essay; German 'ausschließlich ... heranziehen'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from automl_agent.agents.brains.base import RecordingBrain, Transcript
+from automl_agent.agents.brains.factory import make_brain
+from automl_agent.agents.constraints import parse_constraints
+from automl_agent.agents.understanding.request import asks_for_something_else
+from automl_agent.agents.understanding.words import abbreviates_phrase
+from automl_agent.benchmark.understanding import read_table, understand
+
+
+def _read(data: str, text: str) -> dict:
+    frame, profile = read_table(data)
+    return understand(RecordingBrain(make_brain("offline"), Transcript()), text, profile, None, frame)
+
+
+@pytest.fixture(scope="module")
+def pupils(tmp_path_factory):
+    """Pupils of a school survey: the track each attends, the household's income and size, the parents' schooling
+    and work."""
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pd.DataFrame({"track": rng.choice(["academic", "vocational", "general"], n),
+                          "hincome": rng.integers(20000, 150000, n), "meducation": rng.integers(8, 19, n),
+                          "fwork": rng.choice(["none", "parttime", "fulltime"], n), "children": rng.integers(1, 6, n),
+                          "hhsize": rng.integers(2, 9, n), "region": rng.choice(["north", "south", "east"], n)})
+    path = tmp_path_factory.mktemp("pupils") / "pupils.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def salaries(tmp_path_factory):
+    """Salaries of clerks, with the salary logged beside it."""
+    rng = np.random.default_rng(6)
+    n = 400
+    frame = pd.DataFrame({"schooling": rng.integers(8, 20, n), "experience": rng.integers(0, 30, n),
+                          "seniority": rng.integers(0, 20, n), "aptitude": rng.integers(60, 140, n),
+                          "city": rng.integers(0, 2, n), "coastal": rng.integers(0, 2, n),
+                          "married": rng.integers(0, 2, n)})
+    frame["salary"] = (900 + 40 * frame.schooling + 12 * frame.experience + rng.normal(0, 80, n)).round(0)
+    frame["lsalary"] = np.log(frame.salary).round(4)
+    path = tmp_path_factory.mktemp("salaries") / "salaries.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_one_letter_for_whose_it_is_before_a_word():
+    assert abbreviates_phrase("fwork", ["father", "work"])
+    assert abbreviates_phrase("meducation", ["mother", "education"])
+    assert not abbreviates_phrase("fwork", ["mother", "work"])
+
+
+def test_the_fathers_work_said_in_several_ways_names_the_lettered_column(pupils):
+    for said in ("the father's work", "the work of the father", "his work"):
+        got = _read(pupils, f"Predict the track using only the household income and {said}.")
+        assert got["features"] == ["fwork", "hincome"], said
+
+
+def test_which_thing_a_row_does_asks_for_the_thing_not_for_the_row(pupils):
+    got = _read(pupils, "I want to predict which track a child attends.")
+    assert got["target"] == "track"
+
+
+def test_a_header_before_a_colon_is_not_an_item_and_a_place_after_the_head_is_not_the_head(pupils):
+    got = _read(pupils, "Group the families based purely on their economic background: household income, the "
+                        "number of children at home and the household size.")
+    assert got["task"] == "tabular_clustering"
+    assert got["features"] == ["children", "hhsize", "hincome"]
+
+
+def test_the_writers_own_essay_is_no_request_for_one():
+    assert not asks_for_something_else("I'm drafting an essay about school tracking and would like to know whether "
+                                       "the families fall into natural groups.")
+    assert asks_for_something_else("Write me an essay about school tracking.")
+
+
+def test_items_said_as_how_many_and_how_long(salaries):
+    got = _read(salaries, "Predict the salary using only three things: how many years of schooling each clerk "
+                          "completed, how many years she has been in the labour force overall, and her aptitude.")
+    assert got["features"] == ["aptitude", "experience", "schooling"]
+
+
+def test_three_columns_after_a_plain_from_or_off_are_the_inputs_two_are_not(salaries):
+    got = _read(salaries, "quick one: classify city off salary, schooling, coastal, married.")
+    assert (got["target"], got["features"]) == ("city", ["coastal", "married", "salary", "schooling"])
+    got = _read(salaries, "classify city from salary, schooling and married")
+    assert got["features"] == ["married", "salary", "schooling"]
+    assert _read(salaries, "predict the salary from schooling and experience")["features"] == []
+
+
+def test_minus_a_column_itself_leaves_it_out(salaries):
+    got = _read(salaries, "Target is lsalary. Use the remaining columns as predictors, minus salary itself since it "
+                          "is the same number unlogged.")
+    assert (got["target"], got["excluded"]) == ("lsalary", ["salary"])
+
+
+def test_a_budget_said_as_a_hyphenated_length():
+    def bounds(text):
+        return [(c.name, c.op, c.target) for c in parse_constraints(text)]
+    assert bounds("the training run has to finish inside a 10-minute budget") == [("training_time_s", "<=", 600.0)]
+    assert bounds("a 5-minute training cap") == [("training_time_s", "<=", 300.0)]
+    assert bounds("keep latency in a 10-ms budget") == [("latency_ms", "<=", 10.0)]
+    assert bounds("forecast the next 10-minute interval") == []
+
+
+def test_german_only_these_inputs_with_the_verb_last(pupils):
+    got = _read(pupils, "Ich möchte track vorhersagen. Als Merkmale bitte ausschließlich das Haushaltseinkommen und "
+                        "die Zahl der Kinder heranziehen.")
+    assert (got["target"], got["features"]) == ("track", ["children", "hincome"])
