@@ -24,6 +24,12 @@ def _read(data: str, text: str) -> dict:
     return understand(RecordingBrain(make_brain("offline"), Transcript()), text, profile, None, frame)
 
 
+def _saved(tmp_path_factory, name: str, frame: pd.DataFrame) -> str:
+    path = tmp_path_factory.mktemp(name) / f"{name}.csv"
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
 @pytest.fixture(scope="module")
 def pupils(tmp_path_factory):
     """Pupils of a school survey: the track each attends, the household's income and size, the parents' schooling
@@ -34,9 +40,7 @@ def pupils(tmp_path_factory):
                           "hincome": rng.integers(20000, 150000, n), "meducation": rng.integers(8, 19, n),
                           "fwork": rng.choice(["none", "parttime", "fulltime"], n), "children": rng.integers(1, 6, n),
                           "hhsize": rng.integers(2, 9, n), "region": rng.choice(["north", "south", "east"], n)})
-    path = tmp_path_factory.mktemp("pupils") / "pupils.csv"
-    frame.to_csv(path, index=False)
-    return str(path)
+    return _saved(tmp_path_factory, "pupils", frame)
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +54,7 @@ def salaries(tmp_path_factory):
                           "married": rng.integers(0, 2, n)})
     frame["salary"] = (900 + 40 * frame.schooling + 12 * frame.experience + rng.normal(0, 80, n)).round(0)
     frame["lsalary"] = np.log(frame.salary).round(4)
-    path = tmp_path_factory.mktemp("salaries") / "salaries.csv"
-    frame.to_csv(path, index=False)
-    return str(path)
+    return _saved(tmp_path_factory, "salaries", frame)
 
 
 def test_one_letter_for_whose_it_is_before_a_word():
@@ -118,3 +120,92 @@ def test_german_only_these_inputs_with_the_verb_last(pupils):
     got = _read(pupils, "Ich möchte track vorhersagen. Als Merkmale bitte ausschließlich das Haushaltseinkommen und "
                         "die Zahl der Kinder heranziehen.")
     assert (got["target"], got["features"]) == ("track", ["children", "hincome"])
+
+
+# classes found by the second blind batch, holdout24
+
+@pytest.fixture(scope="module")
+def students(tmp_path_factory):
+    """Undergraduates: test scores, credit hours, a college GPA, whether they play on a team (0/1)."""
+    rng = np.random.default_rng(7)
+    n = 400
+    frame = pd.DataFrame({"sat": rng.integers(800, 1500, n), "tothrs": rng.integers(6, 130, n),
+                          "unigpa": rng.uniform(1.5, 4.0, n).round(2), "athlete": (rng.random(n) < 0.08).astype(int),
+                          "hsize": rng.uniform(0.5, 9.0, n).round(2), "hsperc": rng.uniform(0, 90, n).round(1)})
+    frame["hsizesq"] = (frame.hsize ** 2).round(3)
+    return _saved(tmp_path_factory, "students", frame)
+
+
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory):
+    """Young workers over several years: schooling, experience, log wage, union coverage."""
+    rng = np.random.default_rng(8)
+    n = 400
+    frame = pd.DataFrame({"year": rng.integers(1980, 1988, n), "school": rng.integers(6, 17, n),
+                          "exper": rng.integers(0, 18, n), "wage": rng.normal(1.6, 0.5, n).round(3),
+                          "union": rng.choice(["yes", "no"], n, p=[0.25, 0.75]),
+                          "maried": rng.choice(["yes", "no"], n), "health": rng.choice(["yes", "no"], n, p=[0.05, 0.95])})
+    return _saved(tmp_path_factory, "workers", frame)
+
+
+def test_a_yes_no_column_is_a_class_when_an_input_is_described_as_how_many(students):
+    got = _read(students, "Pick out the athletes among the students from sat, tothrs and hsize: how many credit hours "
+                          "they had matters.")
+    assert (got["task"], got["features"]) == ("tabular_classification", ["hsize", "sat", "tothrs"])
+
+
+def test_go_only_on_limits_and_a_short_qualifier_before_a_word_names_the_column(students):
+    got = _read(students, "Predict the athlete flag. Go only on their GPA, sat and hsize.")
+    assert (got["target"], got["features"]) == ("athlete", ["hsize", "sat", "unigpa"])
+
+
+def test_is_nothing_but_says_what_a_column_is_and_sets_no_limit(students):
+    got = _read(students, "Model the GPA. Use all the other fields except two: drop hsizesq, which is nothing but the "
+                          "class size squared, and drop hsperc as well.")
+    assert (got["target"], got["features"], got["excluded"]) == ("unigpa", [], ["hsizesq", "hsperc"])
+
+
+def test_collective_bargaining_is_the_union_column_and_fixed_by_is_no_input(workers):
+    got = _read(workers, "Predict whether the wage of a worker is fixed by collective bargaining or not.")
+    assert got["target"] == "union"
+
+
+def test_an_error_or_better_is_at_most_and_whatever_else_sets_no_limit(workers):
+    got = _read(workers, "Target: wage. Inputs: whatever else the table offers. An RMSE of 0.47 or better.")
+    assert (got["constraints"], got["features"]) == (["rmse <= 0.47"], [])
+
+
+def test_years_of_school_is_the_schooling_not_the_year(workers):
+    got = _read(workers, "Predict the wage using only his years of school and his experience.")
+    assert got["features"] == ["exper", "school"]
+
+
+def test_please_take_a_list_asks_about_an_item_it_cannot_place(workers):
+    got = _read(workers, "Predict union. For this please take his years of school, his experience and the shoe size.")
+    assert got["outcome"] == "ask"
+
+
+def test_a_word_in_parentheses_inside_a_phrase_does_not_end_the_list(workers):
+    got = _read(workers, "Cluster the workers using only 3 things: years of schooling, how many years of work "
+                         "experience they have built up, and their (logged) hourly wage.")
+    assert got["features"] == ["exper", "school", "wage"]
+
+
+@pytest.fixture(scope="module")
+def retail(tmp_path_factory):
+    months = pd.date_range("1990-01-01", periods=240, freq="MS")
+    sales = 100 + np.arange(240) * 0.2 + 8 * np.sin(np.arange(240) * 2 * np.pi / 12)
+    return _saved(tmp_path_factory, "retail", pd.DataFrame({"month": months.strftime("%Y-%m-%d"), "sales": sales.round(2)}))
+
+
+def test_a_window_in_years_said_short_and_a_spanish_number_word(retail):
+    assert _read(retail, "forecast 2 steps ahead, input window = 3 yrs of lags")["lookback"] == 36
+    got = _read(retail, "Quiero pronosticar los próximos tres meses, tomando como entrada únicamente los últimos "
+                        "dieciocho meses observados.")
+    assert (got["horizon"], got["lookback"]) == (3, 18)
+
+
+def test_a_relative_clause_on_one_item_does_not_end_the_list(workers):
+    got = _read(workers, "Predict union. For this please take his years of school, the wage where he is working, and "
+                         "his experience.")
+    assert got["features"] == ["exper", "school", "wage"]

@@ -377,6 +377,10 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
                 return TaskType.tabular_classification
             if not for_amounts and not QUANTITY_CUES.search(_without_column_names(text, profile, target)):
                 return TaskType.tabular_classification
+            # a 0/1 column is a class unless a regression is asked for: 'how many credit hours' there describes an
+            # input ('pick out which students compete on a varsity team ..., how many credit hours they had')
+            if column.n_unique == 2 and not for_amounts and not re.search(r"\bregress", text):
+                return TaskType.tabular_classification
         if column.kind == "numeric":
             return TaskType.tabular_regression
     if any(w in text for w in REGRESSION_WORDS):

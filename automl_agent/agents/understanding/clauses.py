@@ -44,13 +44,14 @@ LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{COLUMN_NOUN
 _RESTRICT_OPENERS = (
     rf"\b(?:{INPUT_VERBS})\s+(?:{ONLY_WORDS})\b{LEAD_IN}",  # 'using only', 'based solely on', 'from just'
     rf"\b(?:{ONLY_WORDS})\s+(?:{INPUT_VERBS})\b{LEAD_IN}",  # 'only use', 'just using', 'solely based on'
+    rf"\bgo(?:es|ing)?\s+(?:{ONLY_WORDS})\s+(?:on|by|off)\b{LEAD_IN}",  # 'go only on their SAT result, ...'
     # 'the only things we know about a mouse are'
     rf"\bthe only (?:{COLUMN_NOUNS}|things|facts|details)\s+(?:(?:we|you|i) (?:know|have)(?: about (?:\w+ ){{1,2}}?)?)?"
     rf"(?:(?:it|the model|we|you) )?(?:(?:should|may|can|must|will) )?"
     r"(?:use|see|get|be|allowed|permitted|trust(?:ed)?|have|need(?:ed)?|want(?:ed)?|to use)?\s*(?:are|is|should be|"
     r"will be|:)\s*",  # 'the only inputs are', 'the only features allowed are'
     rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{LEAD_IN}",  # 'limit the features to'
-    rf"\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",
+    rf"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!'s )\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",  # not 'X is nothing but Y'
     # 'Predictors: tenure, contract', '* allowed inputs: cc, attach'
     rf"(?:^|[.;!?]\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
     rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
@@ -92,7 +93,7 @@ ITEM_CLAUSES = (rf",\s*(?:{_CLAUSE_WORDS_BUT_IF}|if(?!\s+(?:he|she|they|the pers
                 rf"have)\b)|what|how(?!\s+(?:many|much|long|old|often|far|big|large|tall|heavy|high)))\b|{_AND_THEN_VERB}")
 # ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
 BOUND_AHEAD = r",\s*(?=(?:[\w%]+(?:-[\w%]+)*\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
-LIST_END = (rf"[;?!()|]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
@@ -104,7 +105,8 @@ LIST_END = (rf"[;?!()|]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUS
 
 
 # words before a list of inputs said without 'only'
-_LISTING_WORDS = r"from|off|off of|using|use|based on|given|as a function of|in terms of|on the basis of"
+_LISTING_WORDS = (r"from|off|off of|using|use|based on|given|as a function of|in terms of|on the basis of|please take|"
+                  r"take into account|taking into account")
 
 
 def restriction_strength(opener: str) -> str:
@@ -116,27 +118,31 @@ def restriction_strength(opener: str) -> str:
         return "soft"
     if re.match(r"all\s", opener):
         return "strong"
-    if re.search(rf"\b(?:us(?:e|es|ed|ing)|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{COLUMN_NOUNS}|"
+    if re.search(rf"\b(?:us(?:e|es|ed|ing)|go(?:es|ing)?|based|bas(?:e|ing) it|rel(?:y|ying|ies) on|feed(?:ing)?|{COLUMN_NOUNS}|"
                  r"limit\w*|restrict\w*)\b", opener):
         return "strong"
     return "weak"
 
 
+# a heading before a colon names the list after it: 'four things:', 'their economic background:', 'three numbers:'
+# ('sat, tothrs and hsize: ...' is a list itself)
+_LIST_HEADING = r"[^:,.;!?]{1,60}:\s*(?=\S)"
+
+
 def list_after(text: str, start: int) -> tuple[int, int]:
+    # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
+    heading = re.match(_LIST_HEADING, text[start:])
+    if heading and len(heading.group(0).split()) <= 8:
+        start += heading.end()
     rest = text[start:]
     stop = next((m for m in re.finditer(LIST_END, rest) if rest[:m.start()].strip()), None)
-    # 'the logged pay variable, which is just the answer rewritten, and the two parental fields': an aside on one
-    # item, then the list goes on
-    while stop and (aside := re.match(r",\s*(?:which|who)\s+(?:is|are|was|were|has|have|had)\b[^.;:!?()]{1,80}?,\s*"
-                                      r"and\s+(?=\w)", rest[stop.start():])):
+    # 'the logged pay variable, which is just the answer rewritten, and the two parental fields', 'the occupation where
+    # he is working, and the region': an aside on one item, then the list goes on
+    while stop and (aside := re.match(r",?\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had)\b|where\s+(?:he|she|they|it)\b)"
+                                      r"[^.;:!?()]{1,80}?,\s*and\s+(?=\w)", rest[stop.start():])):
         resume = stop.start() + aside.end()
         stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
-    end = start + (stop.start() if stop else len(rest))
-    # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
-    header = re.match(r"[^:]{1,80}:\s*(?=\S)", text[start:end])
-    if header and len(header.group(0).split()) <= 8:
-        start += header.end()
-    return start, end
+    return start, start + (stop.start() if stop else len(rest))
 
 
 def list_before(text: str, end: int) -> tuple[int, int] | None:
@@ -183,7 +189,9 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
         a, b = list_after(text, m.end())
         items = [i for i in re.split(r",|\band\b|\bor\b|&", text[a:b]) if i.strip()]
         if len(items) >= 3 and not any(s[1] <= a < max(s[2], s[1] + 1) or a <= s[1] < b for s in spans):
-            spans.append((m.start(), a, b, b, "listed"))
+            # 'for this please take A, B and C' asks for them as plainly as 'using only'
+            told = re.match(r"please|take into|taking into", m.group(0))
+            spans.append((m.start(), a, b, b, "strong" if told else "listed"))
     return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
 
 

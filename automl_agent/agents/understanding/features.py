@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
 from .target import NOT_TARGETS, column_mentions, word_matches
-from .words import STOPWORDS, abbreviates_phrase, shortens, expand_shorthand, name_parts, normalise, tokens
+from .words import (STOPWORDS, abbreviates_phrase, english_vocabulary, expand_shorthand, name_parts, normalise, shortens,
+                    tokens)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -77,7 +78,7 @@ STRONG = 0.75  # how sure a word match must be to name a column
 _GENERIC = {"status", "type", "kind", "flag", "indicator", "code", "level", "info", "information", "value", "values",
             "column", "columns", "feature", "features", "field", "variable", "data", "details", "yes", "no", "label",
             "labels", "number", "only", "just", "pls", "plz", "please", "also", "too", "alone", "all", "whatsoever",
-            "entirely", "completely", "either", "figure", "figures", "readings"}
+            "entirely", "completely", "either", "figure", "figures", "readings", "group"}
 # a list of these is about rows, resources or the model, not columns: 'using only a CPU', 'only on rows after 2020'
 _NOT_INPUTS = (r"\d|\b(?:under|over|above|below|less|more|than|between|after|before|model|models|cpu|gpus?|cores?|"
                r"memory|ram|time|seconds?|minutes?|hours?|ms|mb|gb|librar(?:y|ies)|sklearn|scikit|linear|trees?|"
@@ -105,6 +106,8 @@ def _items(chunk: str) -> list[str]:
         if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
                     r"should)|since|because)\b", piece):
             continue  # 'the logged pay variable, which is just the answer rewritten, and ...': an aside on the item before
+        # 'the occupation where he is working': the item, without what is said of it
+        piece = re.sub(r"\s+(?:where|who|which)\s+(?:he|she|they|it|is|are|was|were)\b.*$", "", piece)
         words = re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-"))
         words = " ".join(words.split())
         if words:
@@ -198,6 +201,8 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+.+", bare)
     if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
         head = None
+    if best and head and head.group(1).split()[-1] in {"years", "months", "weeks", "days", "hours", "minutes"}:
+        head = None  # 'years of school': what it is counted in, said first; what is counted names the column
     if best and head \
             and not any(_name_says(name, t) for name in best for t in tokens(head.group(1))):
         # 'the sex of the child': what the item is, said first, wins over whose it is ('child' in childNum)
@@ -244,6 +249,9 @@ def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
     if len(token.text) >= 4 and len(name) == len(token.text) + 1 and name.lower().endswith(token.text):
         return True  # 'employment' in memployment: one letter for whose it is, then the word
+    if len(token.text) >= 3 and 2 <= len(name) - len(token.text) <= 3 and name.isalpha() \
+            and name.lower().endswith(token.text) and token.text not in english_vocabulary():
+        return True  # 'gpa' in colgpa: a short form after a short qualifier
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
                                                and token.text.startswith(w))
                for w, ws in zip(parts.words, parts.stems))
@@ -302,10 +310,13 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             chunk = referred or _listed_before(text, start, profile, target, phrase) or chunk
         if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
+        if re.fullmatch(r"\s*(?:whatever|everything|anything|all)(?:\s+(?:else|other|columns?|fields?))*(?:\s+(?:the\s+)?"
+                        r"(?:table|data|file|dataset|sheet)\s+(?:offers|has|gives|contains|holds|provides))?\s*", chunk):
+            continue  # 'Inputs: whatever else the table offers' sets no limit
         names_inputs = bool(re.search(rf"\b(?:{COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
         columns, unresolved = _resolve(chunk, profile, target)
-        if not columns and not names_inputs and not _about_inputs(chunk):
-            continue  # 'using only a CPU', 'only on rows after 2020'
+        if not columns and not names_inputs and not _about_inputs(chunk) and len(_items(chunk)) < 3:
+            continue  # 'using only a CPU', 'only on rows after 2020' (a list of three things is inputs)
         if not columns and strength != "strong" and not _ambiguous(unresolved):
             continue  # 'only with care', 'from just one store': no column named, and the words need not name one
         if strength in ("soft", "listed") and unresolved:

@@ -46,11 +46,17 @@ _ENGLISH = {"the", "and", "with", "for", "only", "from", "predict", "of", "to", 
 
 _NUMBERS = {
     "fr": {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
-           "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30, "soixante": 60},
+           "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15, "seize": 16,
+           "dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt": 20, "vingt-quatre": 24, "trente": 30,
+           "trente-six": 36, "quarante-huit": 48, "soixante": 60},
     "de": {"ein": 1, "eine": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
-           "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "fünfzehn": 15, "zwanzig": 20, "dreißig": 30},
+           "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "dreizehn": 13, "vierzehn": 14, "fünfzehn": 15,
+           "sechzehn": 16, "siebzehn": 17, "achtzehn": 18, "neunzehn": 19, "zwanzig": 20, "vierundzwanzig": 24,
+           "dreißig": 30, "sechsunddreißig": 36, "achtundvierzig": 48, "sechzig": 60},
     "es": {"un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-           "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "quince": 15, "veinte": 20, "treinta": 30},
+           "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
+           "dieciséis": 16, "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veinticuatro": 24,
+           "treinta": 30, "treinta y seis": 36, "cuarenta y ocho": 48, "sesenta": 60},
 }
 
 _UNITS = {
@@ -196,6 +202,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "qué": "what", "más alto": "highest", "más alta": "highest", "promedio": "average", "el": "the", "la": "the",
         "los": "the", "las": "the", "del": "of the", "de": "of", "y": "and", "o": "or", "con": "with", "para": "for",
         "por": "per", "cada": "each", "quiero": "i want to", "no": "not", "se puede": "can we", "como entrada": "as input",
+        "tomando": "taking", "observados": "observed", "observadas": "observed",
         "tabú": "taboo", "prohibido": "forbidden", "prohibida": "forbidden", "prohibidos": "forbidden",
         "prohibidas": "forbidden", "excluir": "exclude", "excluye": "exclude", "excluidos": "excluded",
     },
@@ -380,13 +387,22 @@ def _learner_english(text: str) -> str:
     # 'smaller as 7 dollar': 'as' for 'than', as German and Dutch speakers say it
     text = re.sub(r"\b(smaller|bigger|less|more|lower|higher|greater|fewer|better|worse)\s+as\s+(?=[$€£]?\d)", r"\1 than ",
                   text, flags=re.IGNORECASE)
+    # '3 yrs of lags', '18 mos': a length of time said short
+    short = {"yr": "years", "yrs": "years", "mo": "months", "mos": "months", "mth": "months", "mths": "months",
+             "wk": "weeks", "wks": "weeks", "hr": "hours", "hrs": "hours", "qtr": "quarters", "qtrs": "quarters"}
+    text = re.sub(r"\b(\d+)\s*(yrs?|mos?|mths?|wks?|hrs?|qtrs?)\b\.?", lambda m: f"{m.group(1)} {short[m.group(2).lower()]}",
+                  text, flags=re.IGNORECASE)
     # 'classify urban off wage, educ, IQ', 'based off of age': the inputs after a colloquial 'off'
     text = re.sub(r"\b((?:predict|classify|regress|model|estimate|guess|forecast)\w*\s+[\w.-]+(?:\s*\([^)]*\))?)\s+"
                   r"off(?:\s+of)?\s+(?=\w)", r"\1 from ", text, flags=re.IGNORECASE)
     text = re.sub(r"\bbased\s+off(?:\s+of)?\b", "based on", text, flags=re.IGNORECASE)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
-    text = re.sub(rf"{number}\s+or\s+(?:better|higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
+    # ('an RMSE of 0.47 or better': for an error, better is lower)
+    error = r"\b(?:rmse|mae|mse|rmsle|mape|error|loss|deviation|off)\b[^.;,]{0,30}$"
+    text = re.sub(rf"{number}\s+or\s+better\b", lambda m: ("at most " if re.search(error, m.string[:m.start()], re.I)
+                                                            else "at least ") + m.group(1), text, flags=re.IGNORECASE)
+    text = re.sub(rf"{number}\s+or\s+(?:higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
     text = re.sub(rf"{number}\s+or\s+(?:less|lower|fewer|below|under|smaller)\b", r"at most \1", text, flags=re.IGNORECASE)
     # 'anything below 0.80 will not be signed off': what is refused states the floor
     text = re.sub(rf"\b(?:anything|everything|nothing|a score|any score|any model)\s+(?:below|under|less than|lower than)\s+{number}"
@@ -598,6 +614,19 @@ def _glosses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     return re.sub(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(([^()]+)\)", rewrite, text), notes
 
 
+def _asides_in_a_phrase(text: str) -> tuple[str, list[str]]:
+    """'their (logged) hourly wage' -> 'their logged hourly wage': a word or two in parentheses in the middle of a noun
+    phrase qualify it; read as a parenthesis they would end a list there."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        notes.append(f"'({m.group(2)})' read as part of its phrase")
+        return f"{m.group(1)} {m.group(2)} "
+
+    return re.sub(r"\b(the|their|his|her|its|our|a|an)\s+\(([a-z]+(?:[ -][a-z]+)?)\)\s+(?=[a-z])", rewrite, text,
+                  flags=re.IGNORECASE), notes
+
+
 def _owners_in_parentheses(text: str) -> tuple[str, list[str]]:
     """'the two parental-schooling fields (mother's and father's)' -> 'mother's schooling and father's schooling': a
     measure said once, then whose, in parentheses, one column each."""
@@ -743,7 +772,7 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         return m.group("lead") + said
 
     who = r"(?:he|she|they|it|i|we|you|(?:the|each|every|a|an|his|her|their)\s+[\w-]+)"
-    text = re.sub(rf"{lead}how\s+(?:many\s+(?P<what>[\w-]+(?:\s+of\s+[\w-]+)?)|long)\s+"
+    text = re.sub(rf"{lead}how\s+(?:many\s+(?P<what>[\w-]+(?:\s+of(?:\s+[\w-]+){{1,2}}?)?)|long)\s+"
                   rf"(?P<clause>(?:{who}\s+[\w' -]+?|(?:are|is|were|was)\s+[\w' -]+?)){end}", how_many, text,
                   flags=re.I)
     return text, notes
@@ -858,7 +887,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses, _asides_in_a_phrase,
                  lambda t: _yes_no_items(t, columns),
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
                  lambda t: _glosses(t, columns)):

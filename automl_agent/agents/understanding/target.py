@@ -222,7 +222,8 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
             target.append((a, b))  # 'which instructors end up with tenure' asks for the tenure
             continue
         if re.search(r"\b(?:made|placed|booked|written|sent|owned|submitted|filed|bought|purchased|issued|signed|"
-                     r"opened|created|ordered|reserved|posted|authored|run|operated)\s+by\s*$", text[:a]):
+                     r"opened|created|ordered|reserved|posted|authored|run|operated|fixed|set|determined|decided|"
+                     r"negotiated|agreed|covered|governed|regulated)\s+by\s*$", text[:a]):
             continue  # 'the bookings made by returning guests': who made them describes the rows, it is no input
         if re.search(r"\b(?:classif\w*|categori[sz]\w*|label\w*|sort\w*|tag\w*)\b[^.;,]*\bby\s*$", text[:a]):
             target.append((a, b))  # 'classify iris flowers by species': the classes, not an input
@@ -483,6 +484,13 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for t in toks
                 if len(t.text) >= 4 and name.startswith(t.text) and len(name) - len(t.text) >= 2
                 and not any(e.start <= t.start < e.end for e in out)]
+    if column.name.isalpha() and 5 <= len(name) <= 8:
+        # 'GPA' for colgpa: a short form said, the end of a name run together after a short qualifier ('sold' is a
+        # word of its own, not the end of daysold); weaker than a name said whole, so a GPA column beside it wins
+        vocabulary = english_vocabulary()
+        out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
+                if len(t.text) >= 3 and name.endswith(t.text) and 2 <= len(name) - len(t.text) <= 3
+                and t.text not in vocabulary and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):
