@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
 from .target import NOT_TARGETS, column_mentions, word_matches
-from .words import (STOPWORDS, abbreviates_phrase, english_vocabulary, expand_shorthand, name_parts, normalise, shortens,
-                    tokens)
+from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
+                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -201,7 +201,7 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+.+", bare)
     if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
         head = None
-    if best and head and head.group(1).split()[-1] in {"years", "months", "weeks", "days", "hours", "minutes"}:
+    if best and head and head.group(1).split()[-1] in COUNTED_IN_TIME:
         head = None  # 'years of school': what it is counted in, said first; what is counted names the column
     if best and head \
             and not any(_name_says(name, t) for name in best for t in tokens(head.group(1))):
@@ -247,11 +247,8 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
-    if len(token.text) >= 4 and len(name) == len(token.text) + 1 and name.lower().endswith(token.text):
-        return True  # 'employment' in memployment: one letter for whose it is, then the word
-    if len(token.text) >= 3 and 2 <= len(name) - len(token.text) <= 3 and name.isalpha() \
-            and name.lower().endswith(token.text) and token.text not in english_vocabulary():
-        return True  # 'gpa' in colgpa: a short form after a short qualifier
+    if letter_before_word(name, token.text) or short_form_at_end(name, token.text):
+        return True
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
                                                and token.text.startswith(w))
                for w, ws in zip(parts.words, parts.stems))

@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
-from .words import NUMBER_WORDS, english_vocabulary, name_parts, stem
+from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts, stem
 
 # function words that tell the languages apart in short sentences (none of them an English word)
 _MARKERS = {
@@ -766,7 +766,7 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         # employer': the quantity and where it is counted, without who counts it
         where = re.search(r"\b(?:in|with|at|on|for|of)\s+(?:(?:the|his|her|their|its|a|an)\s+)?[\w' -]+$", m.group("clause"))
         what = m.group("what") or "time"
-        said = (what if what.split()[0] in _COUNTED_IN_TIME or what == "time" else f"number of {what}") \
+        said = (what if what.split()[0] in COUNTED_IN_TIME or what == "time" else f"number of {what}") \
             + (f" {where.group(0)}" if where else "")
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
         return m.group("lead") + said
@@ -778,7 +778,6 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     return text, notes
 
 
-_COUNTED_IN_TIME = {"years", "months", "weeks", "days", "hours", "minutes"}
 
 
 def _elided(text: str) -> tuple[str, list[str]]:

@@ -24,7 +24,7 @@ from .windows import requested_windows, window_spans
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    english_vocabulary, expand_shorthand, name_parts, stem, tokens)
+                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, stem, tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -148,17 +148,9 @@ def _phrase_at(phrase: tuple[str, ...], toks: list[Token], i: int) -> list[Token
     return found
 
 
-@lru_cache(maxsize=64)
 def _phrase_tokens(toks: tuple[Token, ...]) -> frozenset[int]:
-    """Where some concept phrase is said: its words do not count on their own ('pay' in 'pay us back'). The same for
-    every column and name word of one instruction, hence cached."""
-    covered: set[int] = set()
-    for phrases in concept_phrases():
-        for phrase in phrases:
-            for i in range(len(toks)):
-                said = _phrase_at(phrase, toks, i)
-                covered |= {t.start for t in said or []}
-    return frozenset(covered)
+    """Where some concept phrase is said: its words do not count on their own ('pay' in 'pay us back')."""
+    return frozenset(_phrase_meanings(toks))
 
 
 @lru_cache(maxsize=64)
@@ -374,6 +366,7 @@ def _abbreviates(word: str, said: str, parts) -> bool:
     return len(word) >= 3 and len(said) >= len(word) + 3
 
 
+@lru_cache(maxsize=512)
 def lettered_word(name: str) -> str | None:
     """'employment' for memployment, 'wage' for lwage, 'educ' for meduc: a name that is one letter (whose it is, or
     what was done to it) before a whole English word or a word people use for what tables record, and no word
@@ -487,10 +480,8 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
     if column.name.isalpha() and 5 <= len(name) <= 8:
         # 'GPA' for colgpa: a short form said, the end of a name run together after a short qualifier ('sold' is a
         # word of its own, not the end of daysold); weaker than a name said whole, so a GPA column beside it wins
-        vocabulary = english_vocabulary()
         out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
-                if len(t.text) >= 3 and name.endswith(t.text) and 2 <= len(name) - len(t.text) <= 3
-                and t.text not in vocabulary and not any(e.start <= t.start < e.end for e in out)]
+                if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):

@@ -274,6 +274,22 @@ def english_vocabulary() -> frozenset[str]:
     return frozenset(w for w in minilm_encoder().tokenizer.vocab if w.isalpha())
 
 
+def short_form_at_end(name: str, word: str) -> bool:
+    """'gpa' in colgpa: a short form (no English word of its own) at the end of a name, after a qualifier of two or
+    three letters."""
+    return len(word) >= 3 and 2 <= len(name) - len(word) <= 3 and name.isalpha() and name.lower().endswith(word) \
+        and word not in english_vocabulary()
+
+
+def letter_before_word(name: str, word: str) -> bool:
+    """'employment' in memployment: one letter (whose it is, or what was done to it) before a word."""
+    return len(word) >= 4 and len(name) == len(word) + 1 and name.lower().endswith(word)
+
+
+# the units a length of time is counted in, as said before what was counted ('years of school')
+COUNTED_IN_TIME = frozenset({"years", "months", "weeks", "days", "hours", "minutes"})
+
+
 def compact(name: str) -> bool:
     """A name written short ('Bwt', 'CPI', 'lvrat'), not a word ('age'): letters only, few vowels or all capitals."""
     if not name.isalpha() or not 2 <= len(name) <= 6:
