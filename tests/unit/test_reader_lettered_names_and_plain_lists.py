@@ -30,29 +30,35 @@ def _saved(tmp_path_factory, name: str, frame: pd.DataFrame) -> str:
     return str(path)
 
 
+N = 400
+
+
+def _drawn(seed: int, columns) -> tuple[pd.DataFrame, np.random.Generator]:
+    """A table of N rows whose columns `columns(rng)` draws, and the generator for anything derived from them."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(columns(rng)), rng
+
+
 @pytest.fixture(scope="module")
 def pupils(tmp_path_factory):
     """Pupils of a school survey: the track each attends, the household's income and size, the parents' schooling
     and work."""
-    rng = np.random.default_rng(5)
-    n = 400
-    frame = pd.DataFrame({"track": rng.choice(["academic", "vocational", "general"], n),
-                          "hincome": rng.integers(20000, 150000, n), "meducation": rng.integers(8, 19, n),
-                          "fwork": rng.choice(["none", "parttime", "fulltime"], n), "children": rng.integers(1, 6, n),
-                          "hhsize": rng.integers(2, 9, n), "region": rng.choice(["north", "south", "east"], n)})
+    frame, _ = _drawn(5, lambda rng: {
+        "track": rng.choice(["academic", "vocational", "general"], N), "hincome": rng.integers(20000, 150000, N),
+        "meducation": rng.integers(8, 19, N), "fwork": rng.choice(["none", "parttime", "fulltime"], N),
+        "children": rng.integers(1, 6, N), "hhsize": rng.integers(2, 9, N),
+        "region": rng.choice(["north", "south", "east"], N)})
     return _saved(tmp_path_factory, "pupils", frame)
 
 
 @pytest.fixture(scope="module")
 def salaries(tmp_path_factory):
     """Salaries of clerks, with the salary logged beside it."""
-    rng = np.random.default_rng(6)
-    n = 400
-    frame = pd.DataFrame({"schooling": rng.integers(8, 20, n), "experience": rng.integers(0, 30, n),
-                          "seniority": rng.integers(0, 20, n), "aptitude": rng.integers(60, 140, n),
-                          "city": rng.integers(0, 2, n), "coastal": rng.integers(0, 2, n),
-                          "married": rng.integers(0, 2, n)})
-    frame["salary"] = (900 + 40 * frame.schooling + 12 * frame.experience + rng.normal(0, 80, n)).round(0)
+    frame, rng = _drawn(6, lambda rng: {
+        "schooling": rng.integers(8, 20, N), "experience": rng.integers(0, 30, N), "seniority": rng.integers(0, 20, N),
+        "aptitude": rng.integers(60, 140, N), "city": rng.integers(0, 2, N), "coastal": rng.integers(0, 2, N),
+        "married": rng.integers(0, 2, N)})
+    frame["salary"] = (900 + 40 * frame.schooling + 12 * frame.experience + rng.normal(0, 80, N)).round(0)
     frame["lsalary"] = np.log(frame.salary).round(4)
     return _saved(tmp_path_factory, "salaries", frame)
 
@@ -127,11 +133,10 @@ def test_german_only_these_inputs_with_the_verb_last(pupils):
 @pytest.fixture(scope="module")
 def students(tmp_path_factory):
     """Undergraduates: test scores, credit hours, a college GPA, whether they play on a team (0/1)."""
-    rng = np.random.default_rng(7)
-    n = 400
-    frame = pd.DataFrame({"sat": rng.integers(800, 1500, n), "tothrs": rng.integers(6, 130, n),
-                          "unigpa": rng.uniform(1.5, 4.0, n).round(2), "athlete": (rng.random(n) < 0.08).astype(int),
-                          "hsize": rng.uniform(0.5, 9.0, n).round(2), "hsperc": rng.uniform(0, 90, n).round(1)})
+    frame, _ = _drawn(7, lambda rng: {
+        "sat": rng.integers(800, 1500, N), "tothrs": rng.integers(6, 130, N), "unigpa": rng.uniform(1.5, 4.0, N).round(2),
+        "athlete": (rng.random(N) < 0.08).astype(int), "hsize": rng.uniform(0.5, 9.0, N).round(2),
+        "hsperc": rng.uniform(0, 90, N).round(1)})
     frame["hsizesq"] = (frame.hsize ** 2).round(3)
     return _saved(tmp_path_factory, "students", frame)
 
@@ -139,12 +144,10 @@ def students(tmp_path_factory):
 @pytest.fixture(scope="module")
 def workers(tmp_path_factory):
     """Young workers over several years: schooling, experience, log wage, union coverage."""
-    rng = np.random.default_rng(8)
-    n = 400
-    frame = pd.DataFrame({"year": rng.integers(1980, 1988, n), "school": rng.integers(6, 17, n),
-                          "exper": rng.integers(0, 18, n), "wage": rng.normal(1.6, 0.5, n).round(3),
-                          "union": rng.choice(["yes", "no"], n, p=[0.25, 0.75]),
-                          "maried": rng.choice(["yes", "no"], n), "health": rng.choice(["yes", "no"], n, p=[0.05, 0.95])})
+    frame, _ = _drawn(8, lambda rng: {
+        "year": rng.integers(1980, 1988, N), "school": rng.integers(6, 17, N), "exper": rng.integers(0, 18, N),
+        "wage": rng.normal(1.6, 0.5, N).round(3), "union": rng.choice(["yes", "no"], N, p=[0.25, 0.75]),
+        "maried": rng.choice(["yes", "no"], N), "health": rng.choice(["yes", "no"], N, p=[0.05, 0.95])})
     return _saved(tmp_path_factory, "workers", frame)
 
 
