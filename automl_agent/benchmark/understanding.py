@@ -52,7 +52,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout21": Path(__file__).with_name("instructions_holdout21.yaml"),
            "holdout22": Path(__file__).with_name("instructions_holdout22.yaml"),
            "holdout23": Path(__file__).with_name("instructions_holdout23.yaml"),
-           "holdout24": Path(__file__).with_name("instructions_holdout24.yaml")}
+           "holdout24": Path(__file__).with_name("instructions_holdout24.yaml"),
+           "holdout25": Path(__file__).with_name("instructions_holdout25.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -182,9 +183,12 @@ def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Pa
 
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
+    tables: dict[str, tuple[Any, DataProfile]] = {}  # read and profiled once; half the time of a corpus otherwise
     for case in cases or load_cases(corpus):
-        frame, profile = read_table(case["data"])
-        got = understand(brain, case["text"], profile, case.get("flag_target"), frame)
+        if case["data"] not in tables:
+            tables[case["data"]] = read_table(case["data"])
+        frame, profile = tables[case["data"]]
+        got = understand(brain, case["text"], profile.model_copy(deep=True), case.get("flag_target"), frame.copy())
         results.append(score(case, got))
     return results
 
