@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import UserFacingError
-from ..trainkit.times import as_times, decimal_year_frequency
+from ..trainkit.times import as_times, decimal_year_frequency, step_counter
 from .constraints import conflicting_bounds
 from .understanding.windows import requested_windows
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
@@ -133,7 +133,8 @@ def _time_column(frame: pd.DataFrame) -> str | None:
 
 def _dates_column(frame: pd.DataFrame) -> str | None:
     """The column of dates that orders the rows: of the columns whose values read as dates, the one with the most
-    distinct dates ('date' beside a month-name column 'month', whose 'Jan' and 'Feb' read as dates of year 1)."""
+    distinct dates ('date' beside a month-name column 'month', whose 'Jan' and 'Feb' read as dates of year 1); else a
+    column of step numbers."""
     found: list[tuple[int, int, str]] = []
     for position, column in enumerate(frame.columns):
         if pd.api.types.is_datetime64_any_dtype(frame[column]) or decimal_year_frequency(frame[column]):
@@ -143,7 +144,9 @@ def _dates_column(frame: pd.DataFrame) -> str | None:
             parsed = pd.to_datetime(sample, errors="coerce", format="mixed") if len(sample) else sample
             if len(sample) and parsed.notna().mean() >= 0.9:
                 found.append((parsed.nunique(), -position, column))
-    return max(found)[2] if found else None
+    if not found:  # step numbers (1, 2, 3, ...) order a series that has no dates
+        return next((column for column in frame.columns if step_counter(frame[column])), None)
+    return max(found)[2]
 
 
 def check_images(spec: RequirementSpec, frame: pd.DataFrame, data_path: str) -> list[str]:

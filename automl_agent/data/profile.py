@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
-from ..trainkit.times import as_times, decimal_year_frequency
+from ..trainkit.times import as_times, decimal_year_frequency, step_counter
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 _ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
@@ -21,8 +21,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     if pd.api.types.is_datetime64_any_dtype(series):
         return "datetime"
     if pd.api.types.is_numeric_dtype(series):
-        if decimal_year_frequency(series) is not None:  # 1903.0, 1903.0833, ...: the months of an R time series
-            return "datetime"
+        if decimal_year_frequency(series) is not None or step_counter(series):
+            return "datetime"  # 1903.0, 1903.0833, ...: the months of an R time series; 1, 2, 3, ...: its steps
         looks_like_id = name in _ID_NAMES or name.endswith("_id")
         if looks_like_id and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
             return "identifier"
@@ -75,6 +75,10 @@ def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
             examples=[str(v) for v in series.dropna().unique()[:5]],
             minority_share=_minority_share(series),
         ))
+    if any(c.kind == "datetime" and not step_counter(frame[c.name]) for c in columns):
+        # step numbers beside real dates ('t' beside 'date') count the rows; the dates are the clock
+        columns = [c.model_copy(update={"kind": "numeric"}) if c.kind == "datetime" and step_counter(frame[c.name])
+                   else c for c in columns]
     return DataProfile(
         path=path, n_rows=n_rows, n_columns=frame.shape[1], columns=columns,
         target_candidates=target_candidates(columns, n_rows), time_step_s=time_step(frame, columns),
@@ -87,6 +91,8 @@ def time_step(frame: pd.DataFrame, columns: list[ColumnProfile]) -> float | None
     if column is None:
         return None
     times = as_times(frame[column]).dropna().drop_duplicates().sort_values()
+    if not pd.api.types.is_datetime64_any_dtype(times):
+        return None  # step numbers: how long a step lasts is not known
     gaps = times.diff().dropna()
     gaps = gaps[gaps > pd.Timedelta(0)]
     return float(gaps.median().total_seconds()) if len(gaps) else None

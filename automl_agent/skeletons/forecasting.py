@@ -47,6 +47,8 @@ def load_series() -> tuple[np.ndarray, pd.Series]:
 
 def season_length(times: pd.Series) -> int:
     """The dominant cycle implied by the sampling step: a day for (sub-)hourly data, a week for daily, ..."""
+    if not pd.api.types.is_datetime64_any_dtype(times):
+        return 1  # step numbers with no calendar: no cycle to assume
     step = times.diff().median()
     if pd.isna(step) or step <= pd.Timedelta(0):
         return 1

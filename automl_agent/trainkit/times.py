@@ -1,6 +1,7 @@
 """The times that order a series, however the table writes them: dates and times as text or as datetimes, or the
 decimal years of a regular series (R's `ts` objects export their time that way: 1903.0, 1903.0833, ... for monthly
-readings). The profile, the feasibility checks and the training scripts all read a time column through here, so a
+readings), or the step numbers of a series with no calendar (R exports a `ts` of frequency 1 as 1, 2, 3, ...; those
+stay numbers: the steps are known, their length in days is not). The profile, the feasibility checks and the training scripts all read a time column through here, so a
 series is ordered the same way at every stage."""
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ def decimal_year_frequency(values: pd.Series) -> int | None:
     return None
 
 
+# names a column numbering a series' steps goes by
+_STEP_NAMES = {"time", "t", "period", "step", "tick", "week", "day", "month", "quarter", "hour"}
+_MIN_STEPS = 24  # fewer whole numbers one apart are more likely a small table's own ordinal column than a clock
+
+
+def step_counter(values: pd.Series) -> bool:
+    """A column that numbers the steps of a series: named like a time, whole numbers from 0 or 1 going up by one in
+    the order of the rows, none missing."""
+    if str(values.name).strip().lower() not in _STEP_NAMES or not pd.api.types.is_numeric_dtype(values) \
+            or pd.api.types.is_bool_dtype(values) or len(values) < _MIN_STEPS or values.isna().any():
+        return False
+    steps = values.to_numpy(dtype=float)
+    return steps[0] in (0.0, 1.0) and bool(np.all(np.diff(steps) == 1))
+
+
 def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
     """The start of each period a decimal year names: 1903.0833 in a monthly series is 1903-02-01."""
     years = pd.to_numeric(values, errors="coerce")
@@ -47,7 +63,9 @@ def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
 
 
 def as_times(values: pd.Series) -> pd.Series:
-    """A time column as datetimes (NaT where a value is no time)."""
+    """A time column as datetimes (NaT where a value is no time); a step counter as its step numbers."""
+    if step_counter(values):
+        return pd.to_numeric(values).astype(float)
     frequency = decimal_year_frequency(values)
     if frequency is not None:
         return decimal_years_as_dates(values, frequency)

@@ -68,9 +68,10 @@ _RESTRICT_OPENERS = (
     r"\b(?:when|if|once)\s+(?:i|we|you|they)\s+(?:give|feed|tell|show|hand)\s+(?:him|her|it|them|you|the model)\s+",
     # 'a lab only measured the carbon content': what is known is all there is to use
     rf"\b(?:only|just|solely)\s+(?:measured|recorded|observed|collected|knew|know|had|have)\b{LEAD_IN}",
-    # 'as input please take the age, ...', 'as features use: a, b': the inputs named, then given
+    # 'as input please take the age, ...', 'as features use: a, b', 'as inputs please only: a, b': the inputs named, then
+    # given
     rf"\bas\s+(?:the\s+|its\s+|model\s+)?(?:{COLUMN_NOUNS})\s*,?\s*(?:please\s+|kindly\s+)?(?:(?:we|you|i)\s+)?"
-    r"(?:take|use|give it|feed it|have|choose|pick)\b\s*:?\s*",
+    r"(?:(?:only\s+|just\s+)?(?:take|use|give it|feed it|have|choose|pick)\b|only\b|just\b)\s*:?\s*",  # 'as inputs please only:'
     # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
     rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
     rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{LEAD_IN}",

@@ -30,6 +30,10 @@ _EXCLUDE_OPENERS = (
     # 'the remaining columns as predictors, minus wage itself'
     rf"(?:,\s*|\b(?:columns?|features?|predictors?|inputs?|variables?|rest|others|everything)\s+)minus\b{LEAD_IN}",
 )
+# every column there is, as a list of inputs: 'whatever else the table offers', 'all remaining columns', 'the rest'
+_ALL_THE_COLUMNS = (rf"\s*(?:whatever|everything|anything|all|every|each|any|the rest|the others|the remaining|the other)"
+                    rf"(?:\s+(?:the\s+)?(?:else|other|others|remaining|rest|of the|{COLUMN_NOUNS}))*(?:\s+(?:the\s+)?"
+                    r"(?:table|data|file|dataset|sheet)\s+(?:offers|has|gives|contains|holds|provides))?\s*")
 # 'leave OverallQual out', 'keep the id out of it'
 _EXCLUDE_AROUND = (r"\b(?:leav(?:e|ing)|keep(?:ing)?|tak(?:e|ing)|left|put(?:ting)?|set(?:ting)?|hold(?:ing)?)\s+"
                    r"(?P<list>[^.;:!?]{1,60}?)\s+(?:out|aside|away\s+from\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
@@ -135,7 +139,8 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
             evidence = [e for e in column_mentions(column, item, toks) if e.how != "values"]
             if head and words:
                 # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
-                heads = set(words[-2:]) if words[-1] in _MEASURE_KINDS else {words[-1]}
+                # ('the science pass rate' is sci11: any word before the measure's kind may be the one the name says)
+                heads = set(words) if words[-1] in _MEASURE_KINDS else {words[-1]}
                 evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
             best = max((e.score for e in evidence), default=0.0)
             if best > 0:
@@ -163,6 +168,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
+    rate = re.fullmatch(r"(.+?)\s+per\s+(?:\d+\s+|a\s+|one\s+|each\s+|thousand\s+|hundred\s+)?[\w-]+", bare)
+    if rate:  # 'spending per pupil' is the spending, whatever column the pupils have
+        named, group = _columns_for(rate.group(1), columns)
+        if len(named) == 1:
+            return named, group
     if re.search(r"[a-z]-[a-z]", bare):  # 'mid-parent height' for midparentHeight
         joined, group = _columns_for(re.sub(r"(?<=[a-z])-(?=[a-z])", "", bare), columns)
         if len(joined) == 1:
@@ -307,9 +317,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             chunk = referred or _listed_before(text, start, profile, target, phrase) or chunk
         if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
-        if re.fullmatch(r"\s*(?:whatever|everything|anything|all)(?:\s+(?:else|other|columns?|fields?))*(?:\s+(?:the\s+)?"
-                        r"(?:table|data|file|dataset|sheet)\s+(?:offers|has|gives|contains|holds|provides))?\s*", chunk):
-            continue  # 'Inputs: whatever else the table offers' sets no limit
+        if re.fullmatch(_ALL_THE_COLUMNS, chunk):
+            continue  # 'Inputs: whatever else the table offers', 'all remaining columns' set no limit
         names_inputs = bool(re.search(rf"\b(?:{COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
         columns, unresolved = _resolve(chunk, profile, target)
         if not columns and not names_inputs and not _about_inputs(chunk) and len(_items(chunk)) < 3:
@@ -377,7 +386,9 @@ _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|do
              r"none\s+of|(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b)|"
              rf"{_KEEP_AWAY})\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
-_NOT_ABOUT_USE = (r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
+_NOT_ABOUT_USE = (r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s+(?:to|for)\b|"  # 'or it's no use to me'
+                  r"\byes\s*/\s*no\b|\bno\s*/\s*yes\b|\byes[- ]or[- ]no\b|"  # 'two yes/no columns'
+                  r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
                   r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
                   r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
@@ -416,7 +427,9 @@ _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|int
               r"overfit\w*|cheat\w*|bias\w*|data|table|file)\b|^to\b|^\W*\w{0,2}\W*$")
 # where the list said not to be used ends and its reason begins: 'X because it gives the answer away', 'Y, which is
 # only known after delivery'
-_REASON = (r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
+_REASON = (# who asked for it, and its subject: 'not union, compliance asked us to leave those two out'
+           r"(?:,\s*(?:[\w']+\s+){0,2})?\b(?:ask(?:s|ed)|told|tells|insists?|insisted|requires|required)\b|"
+           r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
            r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
            r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively|depends?|derived|computed|"
            r"calculated|reflects?|encodes?|leaks?|"
@@ -481,7 +494,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 if not _names_in(before, profile):
                     before = text[_sentence_starts(text, clause_at)[1]:clause_at] + " , " + before
                 span = before + " , " + after
-        said = re.split(_REASON, span, maxsplit=1)[0] if span is not after else span  # not what a reason names
+        said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
         elif (grouped := re.search(r"\(([^()]+)\)[\s,]*$", said)) and _names_in(grouped.group(1), profile):

@@ -176,6 +176,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "auf grundlage der": "from the", "auf grundlage des": "from the", "auf grundlage von": "from",
         "stichprobe": "sample", "weiterführende": "secondary", "ihre": "her", "betragen": "be", "beträgt": "is", "befragte person": "respondent",
         "befragten person": "respondent",
+        "als eingaben": "as inputs", "eingaben": "inputs", "eingabe": "input", "jemand": "someone", "tätig ist": "works",
+        "tätig": "working", "arbeitet": "works", "wohnt": "lives", "lebt": "lives", "sie": "they", "ihr": "their",
+        "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
     },
     "es": {
         "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
@@ -757,6 +760,10 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     # 'whether they work in the service sector': where they work is the item
     text = re.sub(rf"{lead}{subject}\s+(?:work|works|worked|live|lives|lived)\s+(?:in|at|for)\s+(?:the\s+|an?\s+)?"
                   rf"(?P<what>[\w-]+)(?:\s+(?:sector|industry|trade|business))?{end}", yes_no, text, flags=re.I)
+    # the verb last, as German puts it ('ob sie im Süden wohnt': 'whether they in the south lives')
+    text = re.sub(rf"{lead}(?:whether|if)\s+(?:(?:he|she|they|it|the\s+\w+|one|(?:his|her|their|its)\s+\w+)\s+)?"
+                  rf"(?:(?:into|in|at|for|by)\s+(?:the\s+|an?\s+)?)?(?P<what>[\w-]+(?:\s+[\w-]+)?(?:\s*\([^()]{{1,30}}\))?)\s+"
+                  rf"(?:is|are|works|lives|has){end}", yes_no, text, flags=re.I)
     text = re.sub(rf"{lead}how\s+(?:big|large)\s+(?:is|are|was|were)\s+(?:his|her|their|its|the)\s+(?P<what>[\w-]+){end}",
                   how_big, text, flags=re.I)
 
@@ -775,9 +782,16 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     text = re.sub(rf"{lead}how\s+(?:many\s+(?P<what>[\w-]+(?:\s+of(?:\s+[\w-]+){{1,2}}?)?)|long)\s+"
                   rf"(?P<clause>(?:{who}\s+[\w' -]+?|(?:are|is|were|was)\s+[\w' -]+?)){end}", how_many, text,
                   flags=re.I)
+
+    def how_much(m: re.Match) -> str:
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('verb')!r}")
+        return m.group("lead") + m.group("verb")
+
+    # 'how much the school spends per student' -> 'spends per student': the amount is what the verb names
+    amount_ends = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$)|\s+(?:per|a|an|each|on|for|in)\b)"
+    text = re.sub(rf"{lead}how\s+much\s+(?:{who})\s+(?P<verb>[a-z]+s|spent|earned|paid|owed|charged|made){amount_ends}",
+                  how_much, text, flags=re.I)
     return text, notes
-
-
 
 
 def _elided(text: str) -> tuple[str, list[str]]:

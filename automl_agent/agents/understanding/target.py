@@ -712,6 +712,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                                   candidates=[tied[0].column, *others], scores=scores,
                                   reason=f"the instruction names {tied[0].column!r} only as what each row is "
                                          f"({tied[0].words!r}), not as what to predict")
+        others = [e for e in ranked if e is not tied[0] and e.role != "feature" and e.weighted >= 0.2]
+        if len(tied) == 1 and others and _points_back_at_two(text):
+            names = [tied[0].column, *[e.column for e in others]][:4]
+            return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=names, scores=scores,
+                                  reason="the instruction describes two columns and asks for 'it': which one?")
         if len(tied) == 1 and tied[0].role != "feature":
             top = tied[0]
             confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"
@@ -767,6 +772,19 @@ _EMPTY_WORDS = {"each", "every", "s", "how", "much", "many", "number", "value", 
                 "now", "then", "also", "just", "only", "accurately", "well", "exactly", "precisely", "again", "too",
                 "good", "great", "best", "better", "accurate", "simple", "nice", "quick", "fast", "decent", "robust",
                 "reliable", "solid", "strong", "small", "tiny", "light", "model", "models", "something", "anything"}
+
+
+# 'one says if they live in the South, the other if they live in a city. My manager wants a classifier for it.'
+_ONE_AND_THE_OTHER = re.compile(r"\bone\b[^.;]*?\bthe other\b")
+_FOR_IT = re.compile(rf"\b(?:(?:{TARGET_VERBS})|(?:classifier|model|predictor|regressor|forecast)\s+(?:for|of))\s+"
+                     r"(?:it|this|that|this one|that one)\b")
+
+
+def _points_back_at_two(text: str) -> bool:
+    """Two things described ('one ..., the other ...'), then a request that names neither, only 'it': which one is
+    meant is not said, whichever the words fit a little better."""
+    first = _ONE_AND_THE_OTHER.search(text)
+    return bool(first) and bool(_FOR_IT.search(text, first.end()))
 
 
 def _asked_for_but_absent(text: str, scores: dict[str, float]) -> str | None:

@@ -58,7 +58,7 @@ def _lookback_phrases() -> tuple[str, ...]:
         rf"\b(?:last|past|previous|preceding|prior|trailing)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
-        rf"\b(?:input|history|context)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:input|history|context|lag)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
         # 'fed the 24 most recent monthly observations'
         rf"\b{_NUMBER_OR_ONE}\s+(?:most[- ]recent|latest|newest)\s+{unit}",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
@@ -121,9 +121,11 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
              None)
     if not m or not (m.group(1) or m.group(2)):
         return None
-    # 'the whole previous business day as history (169 slots)': a count of steps in parentheses says what the
-    # words before it mean on this data
-    counted = re.match(rf"[^.;()]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():])
+    # 'the whole previous business day as history (169 slots)', 'one year of weekly lags (52)': a count of steps in
+    # parentheses says what the words before it mean on this data
+    # (a bare number only in the same clause: no comma between)
+    counted = re.match(rf"[^.;()]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():]) \
+        or re.match(r"[^.;(),]{0,30}\(\s*(\d+)\s*\)", text[m.end():])
     if counted:
         return int(counted.group(1))
     return _steps(m.group(1), m.group(2), step_s)
