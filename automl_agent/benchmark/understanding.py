@@ -53,7 +53,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout22": Path(__file__).with_name("instructions_holdout22.yaml"),
            "holdout23": Path(__file__).with_name("instructions_holdout23.yaml"),
            "holdout24": Path(__file__).with_name("instructions_holdout24.yaml"),
-           "holdout25": Path(__file__).with_name("instructions_holdout25.yaml")}
+           "holdout25": Path(__file__).with_name("instructions_holdout25.yaml"),
+           "holdout26": Path(__file__).with_name("instructions_holdout26.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
