@@ -142,6 +142,8 @@ def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Cons
         alias, between, number, percent = m.groups()
         if re.search(r"[;,]", between) and re.search(rf"\b(?:{_TRAINING_WORDS}|{_LATENCY_WORDS}|size|mb|ms)\b|{metric}", between):
             continue  # the number belongs to another clause ('RMSE, training under 60 s')
+        if re.search(r"[;,]|\band\b", between) and re.match(rf"\s*{_SIZE_AND_TIME}", text[m.end():]):
+            continue  # '57% accuracy, and no more than 3 minutes of training': a time, in a clause of its own
         matches.append((m.start(), alias, between, number, percent, text[m.end():m.end() + 20], m.group(0)))
     for m in re.finditer(backward, text):
         between, number, percent, alias = m.groups()

@@ -102,8 +102,10 @@ class DatasetSpec(Contract):
     features: list[str] = Field(default_factory=list,
                                 description="the only columns the instruction allows as inputs; empty: every usable one")
     excluded: list[str] = Field(default_factory=list, description="columns the instruction says not to use")
-    left_out: dict[str, str] = Field(default_factory=dict, description="columns the data checks set aside (a column "
-                                                                        "that reproduces the target), with why")
+    left_out: dict[str, str] = Field(default_factory=dict, description="columns set aside, with why: by the data "
+                                                                        "checks (a column that reproduces the target), "
+                                                                        "or said not to be used where the inputs are "
+                                                                        "listed anyway")
     preprocessing: list[str] = Field(default_factory=list)
     augmentation: list[str] = Field(default_factory=list)
 

@@ -212,6 +212,15 @@ def _check_inputs(spec: RequirementSpec, instruction: str, profile: DataProfile)
         notes.append(f"inputs limited to {describe(choice.only)} {source}"
                      + "".join(f"; {c.name} left out: it is {_kind_phrase(c.kind)}" for c in unusable))
     dataset.excluded = [name for name in choice.excluded if name not in choice.only]
+    if choice.only and dataset.excluded and re.search(r"\b(?:everything|anything|all)\s+(?:else|other)\b",
+                                                      choice.excluded_phrase.lower()):
+        # 'restrict the inputs to: A, B, C. Leave everything else out, in particular D': D is out with the rest, said
+        # as an example of it ('Sex must not be an input' beside a list is an exclusion of its own, and stays one)
+        notes.append(f"{describe(dataset.excluded)} left out with every other column the inputs list does not name "
+                     f"({choice.excluded_phrase!r})")
+        dataset.left_out = {**dataset.left_out, **{name: f"said not to be used ({choice.excluded_phrase!r}), and not "
+                                                          "among the inputs listed" for name in dataset.excluded}}
+        dataset.excluded = []
     left = [c.name for c in profile.columns if usable_kind(c) and c.name != dataset.target
             and c.name not in dataset.excluded and (not dataset.features or c.name in dataset.features)]
     if dataset.excluded and not left:

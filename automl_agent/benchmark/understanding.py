@@ -54,7 +54,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout23": Path(__file__).with_name("instructions_holdout23.yaml"),
            "holdout24": Path(__file__).with_name("instructions_holdout24.yaml"),
            "holdout25": Path(__file__).with_name("instructions_holdout25.yaml"),
-           "holdout26": Path(__file__).with_name("instructions_holdout26.yaml")}
+           "holdout26": Path(__file__).with_name("instructions_holdout26.yaml"),
+           "holdout27": Path(__file__).with_name("instructions_holdout27.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

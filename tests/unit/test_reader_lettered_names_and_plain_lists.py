@@ -11,23 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from automl_agent.agents.brains.base import RecordingBrain, Transcript
-from automl_agent.agents.brains.factory import make_brain
 from automl_agent.agents.constraints import parse_constraints
 from automl_agent.agents.understanding.request import asks_for_something_else
 from automl_agent.agents.understanding.words import abbreviates_phrase
-from automl_agent.benchmark.understanding import read_table, understand
+from tests.unit.reader_cases import read as _read, saved as _saved
 
 
-def _read(data: str, text: str) -> dict:
-    frame, profile = read_table(data)
-    return understand(RecordingBrain(make_brain("offline"), Transcript()), text, profile, None, frame)
-
-
-def _saved(tmp_path_factory, name: str, frame: pd.DataFrame) -> str:
-    path = tmp_path_factory.mktemp(name) / f"{name}.csv"
-    frame.to_csv(path, index=False)
-    return str(path)
 
 
 N = 400

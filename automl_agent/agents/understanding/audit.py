@@ -14,6 +14,10 @@ _BOUND = (r"(?:than|under|below|above|over|least|most|within|max(?:imum)?|min(?:
 _NUMBER_AFTER_BOUND = re.compile(rf"\b{_BOUND}\s*(?:of\s+|about\s+|around\s+)?[$€£]?\s*(\d+(?:\.\d+)?)\s*(%|percent)?")
 
 
+# lengths: no limit on a model is measured in them, so a bound in them describes the data ('within 3 miles')
+_DISTANCE = re.compile(r"\s*(?:miles?|mi|km|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|ft|yards?|inch(?:es)?|cm|mm)\b")
+
+
 def _code_like(name: str) -> bool:
     """A name no one writes by accident in a sentence: with digits, dots, underscores or inner capitals ('lstat' is
     not code-like, and is left to the readers; 'yrs.since.phd', 'MPG.city', 'RI', 'ShelveLoc' are)."""
@@ -25,12 +29,16 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     more literal column names ('npreg, glu, bmi')."""
     found: list[tuple[str, int]] = []
     names = sorted((c.name for c in profile.columns), key=len, reverse=True)
+    lowered = {name.lower() for name in names}
     taken: list[tuple[int, int]] = []
     for name in names:
         flags = 0 if _code_like(name) else re.IGNORECASE
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, flags):
             if any(a <= m.start() < b for a, b in taken):
                 continue
+            before = re.search(r"\b([a-z])[a-z]+\s+$", text[:m.start()], re.IGNORECASE)
+            if before and (before.group(1) + name).lower() in lowered:
+                continue  # 'the real price' names rprice: the price inside it is no mention of its own
             quoted = m.start() > 0 and text[m.start() - 1] in "`'\"" and text[m.end():m.end() + 1] in "`'\""
             listed = bool(re.match(r"\s*(?:,|\band\b|\bor\b|\+)\s*", text[m.end():]) or
                           re.search(r"(?:,|\band\b|\bor\b|\+)\s*$", text[:m.start()]))
@@ -92,5 +100,7 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
         if placed is None:
             value = float(number)
             placed = windows.get(int(value)) if value.is_integer() else None
+        if placed is None and _DISTANCE.match(text.lower(), m.end()):
+            placed = "what a column means"  # 'the nearinc flag (within 3 miles)': no limit on a model is in miles
         mentions.append(Mention(words=m.group(0).strip(), kind="bound", placed_as=placed))
     return SpecAudit(language=language, read_as=text, rewrites=rewrites or [], mentions=mentions)

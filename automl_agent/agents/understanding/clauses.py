@@ -130,11 +130,17 @@ def restriction_strength(opener: str) -> str:
 _LIST_HEADING = r"[^:,.;!?]{1,60}:\s*(?=\S)"
 
 
+def heading_length(text: str) -> int:
+    """How long the heading that opens text is ('four things: ' in 'four things: A, B and C'); 0 without one."""
+    heading = re.match(_LIST_HEADING, text)
+    if heading and re.search(r"\b(?:except|but|without|excluding|apart from|other than|besides)\b", heading.group(0)):
+        return 0  # 'use everything except the other versions of the price: A, B': the list is what is left out
+    return heading.end() if heading and len(heading.group(0).split()) <= 8 else 0
+
+
 def list_after(text: str, start: int) -> tuple[int, int]:
     # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
-    heading = re.match(_LIST_HEADING, text[start:])
-    if heading and len(heading.group(0).split()) <= 8:
-        start += heading.end()
+    start += heading_length(text[start:])
     rest = text[start:]
     stop = next((m for m in re.finditer(LIST_END, rest) if rest[:m.start()].strip()), None)
     # 'the logged pay variable, which is just the answer rewritten, and the two parental fields', 'the occupation where

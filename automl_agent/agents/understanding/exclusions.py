@@ -4,7 +4,7 @@ what the instruction asks to predict."""
 from __future__ import annotations
 
 from ..contracts import DataProfile
-from .features import negated_inputs
+from .features import decide_features, negated_inputs
 from .target import TargetDecision
 
 
@@ -24,6 +24,10 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
                               scores=decision.scores,
                               reason=f"the column the words fit best, {decision.column!r}, is one the instruction says "
                                      "not to use")
+    # between tied candidates, every column the reader leaves out counts ('y81ldist and y81nrinc, these leak the
+    # answer, so they must be removed'); a single choice is only questioned by the negation net, since a pronoun read
+    # with no target yet may point at the target itself ('the logged spend column ..., so it has to be kept out')
+    said_not |= set(decide_features(instruction, profile, None).excluded)
     left = [c for c in decision.candidates if c not in said_not]
     if not said_not or len(left) == len(decision.candidates) or not left:
         return decision

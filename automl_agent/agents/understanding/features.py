@@ -8,7 +8,7 @@ import re
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, input_spans, list_after)
+from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, heading_length, input_spans, list_after)
 from .target import NOT_TARGETS, column_mentions, word_matches
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
                     letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens)
@@ -24,7 +24,7 @@ _EXCLUDE_OPENERS = (
     rf"drop(?:s|ped|ping)?|remov(?:e|es|ed|ing)|skip(?:s|ped|ping)?|throw(?:ing)? away|disregard(?:s|ed|ing)?)\b"
     rf"{LEAD_IN}",
     rf"\b(?:everything|anything|all else|all the rest|(?:all|every|each|any|the other|other|the rest of the)\s+"
-    rf"(?:{COLUMN_NOUNS}))\s+(?:except|but|apart from|"
+    rf"(?:other\s+)?(?:{COLUMN_NOUNS}))\s*,?\s+(?:except|but|apart from|"
     rf"besides|other than)(?: for)?\b{LEAD_IN}",
     rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{LEAD_IN}",
     # 'the remaining columns as predictors, minus wage itself'
@@ -48,6 +48,9 @@ _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^
                   r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?(?:off[- ]limits|not allowed|forbidden|banned|taboo|"
                   r"off the table|out of bounds|not to be used|not an? (?:input|feature)s?)"
                   r"|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out"
+                  # 'so they must be removed'
+                  r"|(?:must|should|has to|have to|need to|needs to|are to|is to)\s+be\s+(?:removed|dropped|excluded|left out|"
+                  r"taken out|deleted|discarded|ignored)"
                   r"|(?:(?:must|should|has to|have to|need to|needs to|will)\s+)?(?:stay|stays|remain|remains|be kept|be left)"
                   r"\s+out(?:side)?\s+of\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
 # the items a pronoun stands for: 'the action code and the reject flag' ... 'those can't be used'
@@ -72,7 +75,7 @@ _NOT_EITHER = r"\b(?:not|nor)\s+(?:the\s+|its\s+|their\s+)?([\w.]+(?:\s+[\w.]+)?
 _DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|it)(?:\s+one)?(?:\s+out)?\s*"
               r"(?:too|also|as well|out)?\b")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
-_ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|of the|{COLUMN_NOUNS}|" \
+_ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|{COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each|overall|altogether|itself|themselves)\b"
 # a kind of column, said of a group: 'the categorical ones', 'all numeric columns'; not 'its category' (one column)
 _KIND_WORDS = {"numeric": r"numeric|numerical|numbers|quantitative|continuous",
@@ -125,10 +128,12 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
     the smoker column, 'the applicant's credit score' CreditScore."""
     toks = tokens(item)
     meaningful = [t.text for t in toks if t.text not in STOPWORDS and t.text not in _GENERIC]
-    # 'the number of children at home', 'price per square foot': a place or rate said after the head qualifies it
+    # 'the number of children at home', 'price per square foot', 'access to health services': a place, rate or goal
+    # said after the head qualifies it
     # (but 'the score on the intelligence test' says which score)
-    headed = re.sub(r"(?<=\w)\s+(?:at|in|on|per|during|within|inside|across)\s+(?:(?:the|a|an|his|her|their|its|each)\s+)?"
-                    r"[\w-]+(?:\s+[\w-]+)?\s*$", "", item)
+    # ('the distance from house to incinerator': from where and to where, both)
+    headed = re.sub(r"(?:(?<=\w)\s+(?:at|in|on|per|during|within|inside|across|to|from)\s+(?:(?:the|a|an|his|her|their|its|"
+                    r"each)\s+)?[\w-]+(?:\s+[\w-]+)??){1,2}\s*$", "", item)
     before_place = [t.text for t in tokens(headed) if t.text not in STOPWORDS and t.text not in _GENERIC]
     tries = [meaningful]
     if head and headed != item and before_place and before_place[-1] not in _MEASURE_KINDS:
@@ -197,7 +202,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
                   head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first)):
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
-        if len(spelled) == 1:  # 'body weight' for Bwt
+        # ('the number of baths' is baths, not nbh: a word that is a column's whole name is that column, unless the name
+        # spelled ends with it, as 'log price' spells lprice)
+        whole = {w for w in words if w in names and names[w] != spelled[0] and not spelled[0].lower().endswith(w)} \
+            if len(spelled) == 1 else set()
+        if len(spelled) == 1 and not whole:  # 'body weight' for Bwt
             return spelled, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
@@ -208,8 +217,13 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     top = max(scored.values(), default=0.0)
     best = [name for name, score in scored.items() if score == top]
     # 'the sex of the child': 'sex' is the head noun; 'the carbon content of a fuel sample': 'carbon content'
-    head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+.+", bare)
+    head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+(.+)", bare)
     if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
+        head = None
+    if head and any(w in names for w in re.findall(r"[\w-]+", head.group(2))) \
+            and not any(w in names for w in head.group(1).split()):
+        # 'the height of the father', with a father column and none called height: whose it is is the column said
+        # ('the carbon content of a fuel sample' is still carbon)
         head = None
     if best and head and head.group(1).split()[-1] in COUNTED_IN_TIME:
         head = None  # 'years of school': what it is counted in, said first; what is counted names the column
@@ -239,6 +253,7 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         named, _ = _columns_for(head.group(1), columns)
         if len(named) == 1:
             return named, False
+    # 'the age of the house' (read 'age house'): one word names one column, and the others name none at all
     return [], False
 
 
@@ -330,16 +345,21 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         choice.only += [c for c in columns if c not in choice.only]
         choice.unresolved += [u for u in unresolved if u not in choice.unresolved]
         choice.only_phrase = choice.only_phrase or said[start:end].strip(" ,.;:!?-")
+    listed_out: list[int] = []  # where lists of columns left out start
     for opener in _EXCLUDE_OPENERS:
         for m in re.finditer(opener, text):
             a, b = list_after(text, m.end())
             if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
                 continue
-            _exclude(choice, _resolve(text[a:b], profile, target)[0], said[m.start():b].strip())
+            named = _resolve(text[a:b], profile, target)[0]
+            listed_out += [m.start()] if named else []
+            _exclude(choice, named, said[m.start():b].strip())
     unreferred = []  # 'so they cannot be inputs' where 'they' names no column: asked about, not dropped
     for m in re.finditer(_EXCLUDE_AFTER, text):
         chunk = m.group("list")
         if re.fullmatch(_PRONOUN_LIST, chunk):
+            if any(_sentence_starts(text, m.start("list"))[1] <= at < m.start("list") for at in listed_out):
+                continue  # 'but: A and B, these leak the answer, so they must be removed': they are that list
             chunk = _referent(text, m.start("list"), profile, chunk)
             if chunk and not _resolve(chunk, profile, target)[0]:
                 unreferred.append(chunk)
@@ -471,6 +491,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         if not about_use:
             continue
         after = clause[cues[0].end():]
+        after = after[heading_length(after):]  # 'except the other versions of the price: A, B and C'
         if re.match(_NOT_COLUMNS, after):
             continue  # 'drop the rows where the carrier is missing'
         limited = re.search(_LIMITERS, clause[:cues[0].start()])
@@ -506,13 +527,22 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
                 hits += [(m.start(), column.name) for s in spellings
                          for m in re.finditer(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", item)]
-            if hits and (min(hits)[1], clause.strip(" ,")) not in found.columns:
-                found.columns.append((min(hits)[1], clause.strip(" ,")))
+            if not hits:
+                continue
+            first = min(hits)[1]
+            # 'the log price' is lprice, though the name 'price' stands in it
+            named, _ = _columns_for(re.sub(_NEGATED_NOISE, " ", item).strip(), columns)
+            if len(named) == 1 and first.lower() in named[0].lower():
+                first = named[0]
+            if (first, clause.strip(" ,")) not in found.columns:
+                found.columns.append((first, clause.strip(" ,")))
         span = re.sub(rf"\b(?:keep|keeps|kept|keeping|hold|holds)\b|(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", " , ", span)
         grouped = re.match(r"\s*\(([^()]+)\)", span)
         listed = grouped.group(1) if grouped else re.split(_REASON, span, maxsplit=1)[0]
         if grouped:  # the items of a parenthesised list that name a column exactly are read already
             listed = ",".join(i for i in re.split(_ITEM_SPLIT, listed) if not _names_in(i, profile))
+        # ('the number of kids in the household': where they are counted says which column no more than 'kids' does)
+        listed = re.sub(r"(?<=\w)\s+(?:in|at|within|inside)\s+(?:the|a|an|his|her|their|its|each)\s+[\w-]+\b", "", listed)
         chunk = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, ",", listed))
         named, unresolved = _resolve(chunk, profile, target)
         found.columns += [(n, clause.strip(" ,")) for n in named if (n, clause.strip(" ,")) not in found.columns]
@@ -577,15 +607,19 @@ def _referent(text: str, at: int, profile: DataProfile, pronoun: str = "") -> st
     of two or more column names ('Outcome, Class, Result and ABEvent ... keep all four of them away'); '' when there
     is none, or when the pronoun counts ('those two') and the run has another length."""
     window = text[_sentence_starts(text, at)[0]:at]
-    groups = [g for g in re.findall(r"\(([^()]{1,120})\)", window) if re.search(r",|\band\b|\bor\b", g) or len(_names_in(g, profile)) > 1]
-    if groups:
-        return groups[-1]
+    groups = [g for g in re.finditer(r"\(([^()]{1,120})\)", window)
+              if re.search(r",|\band\b|\bor\b", g.group(1)) or len(_names_in(g.group(1), profile)) > 1]
     names = "|".join(re.escape(c.name.lower()) for c in sorted(profile.columns, key=lambda c: -len(c.name)))
+    name = rf"(?<![\w.])(?:{names})(?![\w]|\.\w)"
+    found = list(re.finditer(rf"{name}(?:\s*(?:,|\band\b|\bor\b|\bplus\b|&|\+)\s*(?:the\s+)?{name})+", window)) \
+        if names else []
+    # the nearer of the last parenthesised list and the last run of names ('(inside three miles, the nearinc flag)
+    # ... the two interaction columns y81ldist and y81nrinc, these ...': these are the two)
+    if groups and (not found or groups[-1].end() > found[-1].end()):
+        return groups[-1].group(1)
     if not names:
         return ""
-    name = rf"(?<![\w.])(?:{names})(?![\w]|\.\w)"
-    runs = [r.group(0) for r in re.finditer(rf"{name}(?:\s*(?:,|\band\b|\bor\b|\bplus\b|&|\+)\s*(?:the\s+)?{name})+",
-                                            window)]
+    runs = [r.group(0) for r in found]
     if not runs:
         # 'the city and highway figures are published with it, so they cannot be inputs': the sentence's subject,
         # its last noun said of each ('city figures and highway figures')

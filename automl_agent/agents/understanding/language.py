@@ -181,6 +181,12 @@ _LEXICON: dict[str, dict[str, str]] = {
         "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
     },
     "es": {
+        "como variables de entrada": "as input variables", "variables de entrada": "input variables", "entrada": "input",
+        "usa solo": "use only", "usa": "use", "casas": "houses", "casa": "house", "cerca del": "near the",
+        "cerca de": "near", "cerca": "near", "expresado en": "expressed in", "expresada en": "expressed in",
+        "dólares": "dollars", "dólar": "dollar", "precio real": "real price", "al": "to the",
+        "si": "whether", "está": "is", "tiene que quedar": "must be", "tiene que": "must", "entrenamiento": "training",
+        "puede durar": "may take", "durar": "take", "soy": "i am", "construida": "built", "construido": "built",
         "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
         "prever": "forecast", "estimar": "estimate", "clasificar": "classify", "clasifica": "classify",
         "agrupar": "cluster", "agrupa": "cluster", "segmentar": "cluster", "comparar": "compare",
@@ -736,7 +742,9 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         # (or the last item, after 'and', of a list with commas: '..., his age and if he is male or female')
         lead, before = m.group("lead"), m.string[max(0, m.start() - 60):m.start()]
         in_list = (lead.startswith(",") and re.match(r"\s*(?:,|and\s+(?:whether|if)\b)", m.string[m.end():])) or (
-            re.match(r"and\b", lead) and "," in re.split(r"[.;:!?]", before)[-1])
+            re.match(r"and\b", lead) and "," in re.split(r"[.;:!?]", before)[-1]) or (
+            # '..., the distance to it, whether the house is near the incinerator and the year': the last but one
+            lead.startswith(",") and re.match(r"\s*and\b", m.string[m.end():]) and "," in re.split(r"[.;:!?]", before)[-1])
         if not (in_list or names_a_column(m.group("what"))):
             return m.group(0)
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('what')!r}")
@@ -753,7 +761,13 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     end = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))"
     subject = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
     text = re.sub(rf"{lead}{subject}\s*(?:'s|'re|\s+(?:is|are|was|were|has|have|had))\s+(?:(?:an?|in\s+an?|in\s+the)\s+)?"
-                  rf"(?P<what>[\w-]+(?:\s+or\s+(?!not\b)[\w-]+)?)(?:\s+or\s+not)?{end}", yes_no, text, flags=re.I)
+                  # 'whether the house is near the incinerator': near what, too
+                  rf"(?P<what>(?:near|close to|next to|far from)\s+(?:the\s+)?[\w-]+|[\w-]+(?:\s+or\s+(?!not\b)[\w-]+)?)"
+                  rf"(?:\s+or\s+not)?"
+                  # 'whether the person is enrolled in the managed-care demonstration': what it is enrolled in says no
+                  # more than the word before it
+                  rf"(?:\s+(?:in|into|at|on|for|with)\s+(?:the\s+|an?\s+|a\s+)?[\w-]+(?:\s+[\w-]+)?)?{end}", yes_no, text,
+                  flags=re.I)
     # 'its sex and which of the two diets it was on': the one it was on is the item
     text = re.sub(rf"{lead}which\s+(?:of\s+the\s+(?:\w+\s+)?)?(?P<what>[a-z]+?)(?:e?s)?\s+(?:it|he|she|they)\s+(?:was|were|is|"
                   rf"are|had|has|got|received)(?:\s+(?:on|in|given|fed))?{end}", yes_no, text, flags=re.I)
@@ -783,6 +797,16 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
                   rf"(?P<clause>(?:{who}\s+[\w' -]+?|(?:are|is|were|was)\s+[\w' -]+?)){end}", how_many, text,
                   flags=re.I)
 
+    def counted_while(m: re.Match) -> str:
+        said = f"{m.group('what')} {m.group('verb')}"
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
+        return m.group("lead") + said
+
+    # 'the number of days the person was observed' -> 'days observed': what is counted, and what happened in it
+    text = re.sub(rf"(?P<lead>,\s*|\band\s+|\bor\s+|:\s*|\b(?:take|use|using|from|with|only|on|except|excluding|without|"
+                  rf"but|not|out)\s+)(?:the\s+)?number\s+of\s+(?P<what>[\w-]+)\s+(?:that\s+)?(?:{who})\s+(?:was|were|has been|"
+                  rf"had been|is|are)\s+(?P<verb>[a-z]+ed)\b", counted_while, text, flags=re.I)
+
     def how_much(m: re.Match) -> str:
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('verb')!r}")
         return m.group("lead") + m.group("verb")
@@ -792,6 +816,43 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     text = re.sub(rf"{lead}how\s+much\s+(?:{who})\s+(?P<verb>[a-z]+s|spent|earned|paid|owed|charged|made){amount_ends}",
                   how_much, text, flags=re.I)
     return text, notes
+
+
+_MONEY = r"(?:dollars?|euros?|pounds?|prices|terms|\$|€|£)"
+# amounts in the money of one base year, or with inflation taken out, are what tables call 'real' (rprice, realgdp)
+_REAL_AMOUNT = (
+    (re.compile(rf"\b(?!(?:once|it|that|this|them|one|was|is|are|and|or|then|also|both|all|each)\b)([a-z]+)"
+                # ('the price of sales expressed in dollars of 1978', as Spanish and French put it: the price is)
+                rf"((?:\s+of\s+[a-z]+)?)\s+(?:expressed\s+|measured\s+|stated\s+|converted\s+)?(?:in|into|to)\s+"
+                rf"(?:constant\s+)?"
+                rf"(?:(?:19|20)\d\d\s+{_MONEY}|{_MONEY}\s+of\s+(?:19|20)\d\d|constant\s+{_MONEY}|real\s+terms)", re.I),
+     r"real \1\2"),
+    (re.compile(r"\b(?:inflation[- ]adjusted|deflated|constant[- ](?:dollar|euro|price))\s+([a-z]+)", re.I), r"real \1"),
+)
+# 'the log price, the price in 1978 dollars and the log of that': 'that' is the item before
+_OF_THE_ONE_BEFORE = re.compile(r"(?P<before>[,:]\s*(?:the\s+)?(?P<item>[^,:;.()]{3,40}?))\s*(?:,\s*|\s+)(?P<joint>and\s+|or\s+)?"
+                                r"the\s+(?P<what>log(?:arithm)?|square|logged value|inverse)\s+of\s+(?:that|this|it|the latter)"
+                                r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))",
+                                re.I)
+
+
+def _amounts_and_references(text: str) -> tuple[str, list[str]]:
+    """'the price in 1978 dollars' -> 'the real price'; 'the price in 1978 dollars and the log of that' -> '... and
+    the log of the real price'."""
+    notes = []
+    for pattern, replacement in _REAL_AMOUNT:
+        new = pattern.sub(replacement, text)
+        if new != text:
+            notes.append(f"an amount in one year's money read as real: {new!r}")
+            text = new
+
+    def of_item(m: re.Match) -> str:
+        item = re.sub(r"^(?:and|or)\s+", "", m.group("item").strip())
+        said = f"{m.group('before')}, {m.group('joint') or ''}the {m.group('what')} of the {item}"
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {said.strip(' ,:')!r}")
+        return said
+
+    return _OF_THE_ONE_BEFORE.sub(of_item, text), notes
 
 
 def _elided(text: str) -> tuple[str, list[str]]:
@@ -860,7 +921,8 @@ _SINGULAR = {"children": "child", "people": "person", "men": "man", "women": "wo
 
 
 def _reordered(text: str, lang: str) -> str:
-    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days';
+    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days',
+    'the area built' -> 'the built area';
     German puts the verb of a 'whether' clause last: 'whether a respondent married is' -> 'whether a respondent is
     married'."""
     units = r"(?:minutes|hours|days|weeks|months|quarters|years|steps)"
@@ -869,6 +931,9 @@ def _reordered(text: str, lang: str) -> str:
     if lang == "de":
         text = re.sub(r"\b(whether (?:a|the|he|she|it|they)(?: [\w-]+)?) ([\w-]+) (is|are|was|were)\b", r"\1 \3 \2", text,
                       flags=re.IGNORECASE)
+    if lang in ("es", "fr"):  # the adjective after its noun: 'la superficie construida' -> 'the built area'
+        text = re.sub(r"\b(the|a|an) ([a-z]+) (built|total|real|nominal|net|gross|average|mean|annual|monthly|daily|"
+                      r"weekly|maximum|minimum|living|paid)\b", r"\1 \3 \2", text)
     return text
 
 
@@ -900,7 +965,8 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses, _asides_in_a_phrase,
+    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+                 _asides_in_a_phrase, _amounts_and_references,
                  lambda t: _yes_no_items(t, columns),
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
                  lambda t: _glosses(t, columns)):

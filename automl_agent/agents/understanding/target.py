@@ -22,7 +22,8 @@ from rapidfuzz import fuzz
 
 from .windows import requested_windows, window_spans
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS, input_spans, list_start
+from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS,
+                      heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, short_form_at_end, stem, tokens)
 
@@ -183,16 +184,18 @@ def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
     return found
 
 
-def _spans(text: str, pattern: str, length: int, stops: str = r"[.;?!]") -> list[tuple[int, int]]:
-    """Character spans that start after each match of pattern and run for `length` words (stopping at . ; ? !)."""
+def _spans(text: str, pattern: str, length: int, stops: str = r"[.;?!]", past_heading: bool = False) -> list[tuple[int, int]]:
+    """Character spans that start after each match of pattern and run for `length` words (stopping at . ; ? !); with
+    past_heading, after the heading of a list ('except the other versions of the price: ...')."""
     spans = []
     for m in re.finditer(rf"\b(?:{pattern})\b", text):
-        rest = text[m.end():]
+        start = m.end() + (heading_length(text[m.end():]) if past_heading else 0)
+        rest = text[start:]
         stop = re.search(rf"{stops}|\b(?:and then|but)\b", rest)
         rest = rest[: stop.start()] if stop else rest
         words = list(re.finditer(r"\S+", rest))[:length]
-        end = m.end() + (words[-1].end() if words else 0)
-        spans.append((m.end(), end))
+        end = start + (words[-1].end() if words else 0)
+        spans.append((start, end))
     return spans
 
 
@@ -246,7 +249,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         features.append((list_start(text, m.start(1), m.end(1)), m.end(1)))
     # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
     features += [(a, b) for _, a, b, _, _ in input_spans(text)]
-    negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]")
+    negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]", past_heading=True)
                if not re.match(NEGATED_NEGATIVES, text[a:])]
     # a yes/no question: its subject is the row ('will the home team ...'), what follows is asked about ('... win?')
     subject = []
@@ -400,6 +403,10 @@ def _lettered_mentions(name: str, toks: list[Token], taken: list[int]) -> list[_
         # with its owner said, both parts of the name are: as sure as a name said whole ('mother's schooling' is
         # meducation, not the school column)
         score = 0.95 if owner else (0.5 if by_concept else 0.6)
+        if owner and i > 0 and toks[i - 1].text[0] == name[0].lower():
+            # 'the real price': the words stand for rprice together, so 'price' inside them is not the price column
+            out.append(_Evidence(name, score, "words", f"{toks[i - 1].text} {t.text}", toks[i - 1].start, t.end))
+            continue
         out.append(_Evidence(name, score, "concept" if by_concept else "words", t.text, t.start, t.end))
     return out
 
@@ -716,7 +723,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         if len(tied) == 1 and others and _points_back_at_two(text):
             names = [tied[0].column, *[e.column for e in others]][:4]
             return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=names, scores=scores,
-                                  reason="the instruction describes two columns and asks for 'it': which one?")
+                                  reason="the instruction describes two columns and asks for 'it' without saying which")
         if len(tied) == 1 and tied[0].role != "feature":
             top = tied[0]
             confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"
@@ -775,14 +782,16 @@ _EMPTY_WORDS = {"each", "every", "s", "how", "much", "many", "number", "value", 
 
 
 # 'one says if they live in the South, the other if they live in a city. My manager wants a classifier for it.'
-_ONE_AND_THE_OTHER = re.compile(r"\bone\b[^.;]*?\bthe other\b")
-_FOR_IT = re.compile(rf"\b(?:(?:{TARGET_VERBS})|(?:classifier|model|predictor|regressor|forecast)\s+(?:for|of))\s+"
+_ONE_AND_THE_OTHER = re.compile(r"\bone\b[^.;]*?\bthe other\b|\bonce\b[^.;]*?\bonce\b|"
+                                r"\b(?:two|both)\s+(?:[\w/-]+\s+)?(?:forms|versions|columns|variables|fields|measures|kinds|ways)\b")
+_FOR_IT = re.compile(rf"\b(?:(?:{TARGET_VERBS})|(?:classifier|classification|model|predictor|regressor|regression|forecast|estimate)\s+(?:for|of))\s+"
                      r"(?:it|this|that|this one|that one)\b")
 
 
 def _points_back_at_two(text: str) -> bool:
-    """Two things described ('one ..., the other ...'), then a request that names neither, only 'it': which one is
-    meant is not said, whichever the words fit a little better."""
+    """Two things described ('one ..., the other ...', 'the price in two forms, once as paid and once in 1978
+    dollars'), then a request that names neither, only 'it': which one is meant is not said, whichever the words fit
+    a little better."""
     first = _ONE_AND_THE_OTHER.search(text)
     return bool(first) and bool(_FOR_IT.search(text, first.end()))
 

@@ -61,7 +61,7 @@ def _lookback_phrases() -> tuple[str, ...]:
         rf"\b(?:input|history|context|lag)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
         # 'fed the 24 most recent monthly observations'
         rf"\b{_NUMBER_OR_ONE}\s+(?:most[- ]recent|latest|newest)\s+{unit}",
-        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context )?window|of (?:history|context))",
+        rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context |lag )?window|of (?:history|context))",
         rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+of\s+(?:\w+\s+)?(?:history|data|context|past values|observations|figures|"
         rf"values|numbers|readings|counts|records)\b",
         # 'giving the model the 40 sessions before as its input'

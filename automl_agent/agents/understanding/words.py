@@ -108,9 +108,14 @@ def normalise(text: str) -> str:
     return numbers_to_digits(text.lower())
 
 
+# 'bc thats cheating', 'cuz it leaks': because, where a reason follows (a column may be called BC)
+_BECAUSE = re.compile(r"\b(?:bc|b/c|cuz|coz|cos)\s+(?=(?:it|its|it's|thats|that|that's|they|theyre|they're|this|these|"
+                      r"those|i|we|he|she|the|of)\b)")
+
+
 def expand_shorthand(text: str) -> str:
-    """'w/o' as 'without' and 'w/' as 'with' ('ONLY w/ income + credit score')."""
-    return re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", text))
+    """'w/o' as 'without', 'w/' as 'with' ('ONLY w/ income + credit score'), 'bc' before a reason as 'because'."""
+    return _BECAUSE.sub("because ", re.sub(r"\bw/\s*", "with ", re.sub(r"\bw/o\b", "without", text)))
 
 
 def tokens(text: str) -> list[Token]:
@@ -208,9 +213,12 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
     if not words or len(words) > len(name) or not name.isalpha():
         return False
     low = name.lower()
-    if len(words) == 2 and len(words[0]) >= 3 and low[0] == words[0][0] and len(low) >= 4 \
-            and words[1].startswith(low[1:]):
-        return True  # one letter for whose it is, then the word: 'memployment' the mother's employment, 'feduc'
+    letters = len(words) - 1
+    if letters in (1, 2) and all(len(w) >= 3 for w in words[:-1]) and len(low) - letters >= 3 \
+            and low[:letters] == "".join(w[0] for w in words[:-1]) and words[-1].startswith(low[letters:]):
+        # a letter for whose it is or what was done to it, then the word: 'memployment' the mother's employment,
+        # 'feduc', 'lrprice' the log of the real price
+        return True
     # a name that could be a word ('airco', 'recroom') is spelt only by two or more letters of every word
     least = 1 if compact(name) else 2
     if least == 2 and (len(name) < 5 or len(words) < 2):
