@@ -253,7 +253,6 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         named, _ = _columns_for(head.group(1), columns)
         if len(named) == 1:
             return named, False
-    # 'the age of the house' (read 'age house'): one word names one column, and the others name none at all
     return [], False
 
 
