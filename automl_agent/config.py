@@ -104,6 +104,10 @@ class Settings(BaseSettings):
     gguf_max_tokens: int = Field(default=512, description="Tokens a local gguf: brain may write per answer")
     gguf_code_max_tokens: int = Field(default=1024, description="Tokens a local gguf: brain may write per training "
                                                                 "script")
+    gguf_threads: Annotated[Optional[int], BlankIsDefault] = Field(
+        default=None, description="CPU threads a local gguf: brain computes on. Unset or blank: one per core; fewer where "
+                                  "other work shares the cores (llama.cpp's threads wait for each other, so one that is "
+                                  "kept off its core slows them all)")
 
     # data and knowledge
     max_download_mb: Annotated[float, EmptyIsDefault] = Field(

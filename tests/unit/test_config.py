@@ -28,7 +28,8 @@ DIRECT_READ = re.compile(r"""os\.(?:environ\.get|getenv)\(\s*f?["']AUTOML_AGENT_
 DEFAULTS = {
     "workdir": None, "home": None, "prefect": None, "task_runner": None, "training_pool": None,
     "question_timeout_s": 3600, "question_poll_s": 5, "llm": None, "prices": None, "prompt_alias": "production",
-    "gguf_ctx": 16384, "gguf_max_tokens": 512, "gguf_code_max_tokens": 1024, "max_download_mb": 2048.0,
+    "gguf_ctx": 16384, "gguf_max_tokens": 512, "gguf_code_max_tokens": 1024, "gguf_threads": None,
+    "max_download_mb": 2048.0,
     "memory_mb": None, "retrieval": None, "arxiv_url": "", "kaggle_url": "", "openml_url": "", "searxng_url": "",
     "tavily_url": "", "brave_url": "", "device": "auto", "sandbox": "auto", "autogluon_python": None, "api_key": "",
     "max_request_mb": 32.0, "serve_workers": None, "access_log": False, "monitor_dir": None, "monitor_sample": 1.0,

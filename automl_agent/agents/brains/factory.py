@@ -95,7 +95,7 @@ def _single(spec: str, log_dir: Path | None = None, strict: bool = False, reason
         path = resolve_model(arg)
         # a small local model writes slowly: each answer is bounded, so that a step ends in seconds, not minutes
         settings = current_settings()
-        server = LocalLlamaServer.acquire(path, n_ctx=settings.gguf_ctx,
+        server = LocalLlamaServer.acquire(path, n_ctx=settings.gguf_ctx, threads=settings.gguf_threads,
                                           log_path=log_dir / "llama-server.log" if log_dir is not None else None)
         brain = LLMBrain(path.stem, base_url=server.base_url, api_key="local", name=f"gguf:{path.stem}",
                          max_tokens=settings.gguf_max_tokens, code_max_tokens=settings.gguf_code_max_tokens,
