@@ -29,7 +29,10 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
     (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
 )
 _AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at most|or smaller", "<="),
-          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b|or over|\+(?![\d.])", ">="))  # 'F1 0.5+'
+          # ('0.42 min/mile' is a pace)
+          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b(?!\s*(?:/|per\b))|or over|\+(?![\d.])", ">="))
+# a unit of a rate between the number and its bound word: '0.42 min/mile or better', '3 dollars per unit or less'
+_RATE_UNIT = r"[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+\s*"
 _GAP = r"[^.\d]{0,40}?"
 
 
@@ -56,7 +59,7 @@ def _op_before(phrase: str) -> str | None:
 
 def _op_after(phrase: str) -> str | None:
     for pattern, op in _AFTER:
-        if re.match(rf"\s*(?:{pattern})", phrase):
+        if re.match(rf"\s*(?:{_RATE_UNIT})?(?:{pattern})", phrase):
             return op
     return None
 

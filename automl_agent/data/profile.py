@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
 from ..trainkit.times import as_times, decimal_year_frequency, step_counter
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
+
+
 _ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
+
+
+def named_as_id(name: str) -> bool:
+    """'id', 'customer_id', 'Person.ID', 'FlockID', 'orderId', 'uuid': a name that says its column identifies rows."""
+    lowered = name.strip().lower()
+    return lowered in _ID_NAMES or lowered.endswith(("_id", " id", ".id", "-id", "uuid", "guid")) \
+        or bool(re.search(r"(?<=[a-z0-9])I[Dd]$", name.strip()))
 
 
 def _kind(series: pd.Series, n_rows: int) -> str:
     n_unique = series.nunique(dropna=True)
-    name = str(series.name).lower()
     if n_unique <= 1:
         return "constant"
     if pd.api.types.is_bool_dtype(series):
@@ -23,8 +33,7 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     if pd.api.types.is_numeric_dtype(series):
         if decimal_year_frequency(series) is not None or step_counter(series):
             return "datetime"  # 1903.0, 1903.0833, ...: the months of an R time series; 1, 2, 3, ...: its steps
-        looks_like_id = name in _ID_NAMES or name.endswith("_id")
-        if looks_like_id and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
+        if named_as_id(str(series.name)) and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
             return "identifier"
         return "numeric"
     text = series.dropna().astype(str)
@@ -33,9 +42,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     if looks_like_dates(text):
         return "datetime"
     if n_unique >= 0.95 * n_rows:  # a value per row: free text has words, an id (a UUID, a hash, a code) has none
-        named_as_id = name in _ID_NAMES or name.endswith(("_id", " id", "uuid", "guid"))
         prose = text.str.len().mean() > 30 and text.head(200).str.split().str.len().mean() >= 3
-        return "text" if prose and not named_as_id else "identifier"
+        return "text" if prose and not named_as_id(str(series.name)) else "identifier"
     if n_unique > max(50, 0.5 * n_rows) and text.str.len().mean() > 30:
         return "text"
     return "categorical"
@@ -75,10 +83,10 @@ def profile_table(frame: pd.DataFrame, path: str = "") -> DataProfile:
             examples=[str(v) for v in series.dropna().unique()[:5]],
             minority_share=_minority_share(series),
         ))
-    if any(c.kind == "datetime" and not step_counter(frame[c.name]) for c in columns):
+    counters = {c.name for c in columns if c.kind == "datetime" and step_counter(frame[c.name])}
+    if any(c.kind == "datetime" and c.name not in counters for c in columns):
         # step numbers beside real dates ('t' beside 'date') count the rows; the dates are the clock
-        columns = [c.model_copy(update={"kind": "numeric"}) if c.kind == "datetime" and step_counter(frame[c.name])
-                   else c for c in columns]
+        columns = [c.model_copy(update={"kind": "numeric"}) if c.name in counters else c for c in columns]
     return DataProfile(
         path=path, n_rows=n_rows, n_columns=frame.shape[1], columns=columns,
         target_candidates=target_candidates(columns, n_rows), time_step_s=time_step(frame, columns),

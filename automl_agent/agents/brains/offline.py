@@ -344,6 +344,11 @@ TEXT_WORDS = re.compile(r"\b(?:texts?|messages?|reviews?|comments?|descriptions?
                         r"posts?|wording|words|notes?|remarks?|transcripts?|abstracts?|titles?|headlines?|sms)\b")
 
 
+# 'projected sales', 'project next year's demand', but not 'for my stats project'
+_PROJECTED = (r"\bproject(?:ed|ion|ions|ing)\b|\bprojects?\s+(?:the|next|future|our|its|their|how|what|where|demand|"
+              r"sales|revenue)\b|\bextrapolat")
+
+
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
@@ -352,7 +357,7 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
     has_time = any(c.kind == "datetime" for c in profile.columns)
-    forecast_said = any(w in text for w in FORECAST_WORDS) or bool(re.search(r"\bproject(?:ed|ion|ions|s)?\b|\bextrapolat", text)) \
+    forecast_said = any(w in text for w in FORECAST_WORDS) or bool(re.search(_PROJECTED, text)) \
         or requested_windows(text)[1] is not None or bool(re.search(r"\b(?:hourly|daily|weekly|monthly|quarterly|yearly)\b", text))
     if has_time and forecast_said and (column is None or column.kind == "numeric"):
         return TaskType.time_series_forecasting

@@ -15,6 +15,8 @@ _NUMBER_AFTER_BOUND = re.compile(rf"\b{_BOUND}\s*(?:of\s+|about\s+|around\s+)?[$
 
 
 # lengths: no limit on a model is measured in them, so a bound in them describes the data ('within 3 miles')
+# a share of the members of what a row stands for, said in parentheses, defines what a column records
+_SHARE_OF_MEMBERS = re.compile(r"\s+of\s+(?:the\s+|its\s+|their\s+|all\s+)?[a-z]+s\s+[a-z]+(?:ing|ed)\b")
 _DISTANCE = re.compile(r"\s*(?:miles?|mi|km|kilomet(?:er|re)s?|met(?:er|re)s?|feet|foot|ft|yards?|inch(?:es)?|cm|mm)\b")
 
 
@@ -102,5 +104,8 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
             placed = windows.get(int(value)) if value.is_integer() else None
         if placed is None and _DISTANCE.match(text.lower(), m.end()):
             placed = "what a column means"  # 'the nearinc flag (within 3 miles)': no limit on a model is in miles
+        if placed is None and m.group(2) and _SHARE_OF_MEMBERS.match(text.lower(), m.end()) \
+                and text.rfind("(", 0, m.start()) > text.rfind(")", 0, m.start()):
+            placed = "what a column means"  # 'whether a flock takes off (more than 10% of the birds flying away)'
         mentions.append(Mention(words=m.group(0).strip(), kind="bound", placed_as=placed))
     return SpecAudit(language=language, read_as=text, rewrites=rewrites or [], mentions=mentions)

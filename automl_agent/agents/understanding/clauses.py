@@ -81,7 +81,8 @@ _RESTRICT_OPENERS = (
 _ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{COLUMN_NOUNS}|ones?)\b|"
               r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
               r"need|have)\b)")  # 'glucose and age are all it may look at'
-RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|observed|known|available|recorded|measured|"
+# ('the flock ID is only a label' says what the column is)
+RESTRICT_CLOSERS = (rf"\s+(?:only|alone)\b(?!\s+(?:{INPUT_VERBS}|{COLUMN_NOUNS}|a|an|observed|known|available|recorded|measured|"
                      r"collected|filled|present|seen|valid|defined|computed|calculated|exist|exists|make sense)\b)",
                      rf"[,;.\s-]*(?:and\s+)?(?:nothing else|nothing more|no other (?:{COLUMN_NOUNS})|none of the "
                      rf"others?|not the (?:others?|rest)|(?:ignore|drop|skip|leave out) (?:everything|all|anything) "
@@ -152,6 +153,11 @@ def list_after(text: str, start: int) -> tuple[int, int]:
     return start, start + (stop.start() if stop else len(rest))
 
 
+# words whose 'from' says where from, not what from: 'the distance from', 'derived from', 'how far away from'
+_FROM_BELONGS_TO = (r"\b(?:distance|distances|far|away|apart|different|differs?|derived|separated?|absent|removed|"
+                    r"flew|fled|came|comes|come|originat\w*|travell?ed|moved?|drove|walked)\s*$")
+
+
 def list_before(text: str, end: int) -> tuple[int, int] | None:
     """The input list that a closing 'only' or 'nothing else' ends, back to its verb ('with carat and cut only'):
     (where the verb starts, where the list starts)."""
@@ -160,6 +166,8 @@ def list_before(text: str, end: int) -> tuple[int, int] | None:
     # a verb of using, or the inputs named as such where a sentence starts ('inputs carat/cut/color, nothing else')
     for m in re.finditer(rf"\b(?:{INPUT_VERBS})\b{LEAD_IN}|(?:^|(?<=[.;:!?])\s+)(?:the\s+)?(?:inputs?|features?|"
                          rf"predictors?)\b{LEAD_IN}", head):
+        if re.match(r"from\b", m.group(0)) and re.search(_FROM_BELONGS_TO, head[:m.start()]):
+            continue  # 'its sideways distance from the flock': the flock is where the distance is measured from
         opener = m
     if opener is None or re.search(r"[;:?!]|\.(?:\s|$)", head[opener.end():]):  # 'Turn.circle' ends no sentence
         return None

@@ -145,7 +145,7 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
             if head and words:
                 # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
                 # ('the science pass rate' is sci11: any word before the measure's kind may be the one the name says)
-                heads = set(words) if words[-1] in _MEASURE_KINDS else {words[-1]}
+                heads = set(words) if words[-1] in _MEASURE_KINDS | _UNSAID_KINDS else {words[-1]}
                 evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
             best = max((e.score for e in evidence), default=0.0)
             if best > 0:
@@ -157,6 +157,8 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
 
 _MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", "count", "number", "total", "score",
                   "index", "amount", "level", "value", "size", "degree", "content", "years"}
+# kinds of measure a name leaves unsaid as often as the ones above (the column Lateral is the lateral distance)
+_UNSAID_KINDS = {"distance"}
 
 
 def _head_unsaid(words: list[str]) -> list[str]:
@@ -411,14 +413,17 @@ _NOT_ABOUT_USE = (r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
                   r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
                   r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
-                  r"\bwhether\b.*\bnot\b|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
+                  # 'whether the respondent thinks abortion should be banned': the words are the question asked
+                  rf"\bwhether\b.*(?:\bnot\b|\b(?:{_KEEP_AWAY})\b)|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
                   r"default\w*|churn\w*|buy|bought|subscribe\w*)\b")
 # what says the clause is about the inputs: a verb of using, or the cue itself when it can mean nothing else
 _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|need|feed|put|inputs?|features?|columns?|"
               r"variables?|predictors?|without|except|excluding|exclude|leave\s+out|leaving\s+out|left\s+out|drop|"
               r"(?:stay|stays|stayed|staying|keep|keeps|kept|keeping)\s+(?:therefore\s+|thus\s+|also\s+|then\s+)?out|"
               rf"ignore|omit|skip|remove|nor|neither|none\s+of|{_KEEP_AWAY}|"
-              r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b")
+              r"(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b))\b"
+              # 'No pace, no dates, no shoes, nothing else.': a run of 'no' items says what stays out without a verb
+              r"|^\s*no\s+[\w-]+(?:\s+[\w-]+)?\s*,\s*(?:and\s+)?no\s+")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b|{BOUND_AHEAD}"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
 # a clause that adds to the list the one before it left out (', as well' is a cut: 'as' is what is left of it)
@@ -493,7 +498,9 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         after = after[heading_length(after):]  # 'except the other versions of the price: A, B and C'
         if re.match(_NOT_COLUMNS, after):
             continue  # 'drop the rows where the carrier is missing'
-        limited = re.search(_LIMITERS, clause[:cues[0].start()])
+        # ('the Time and Pace columns are just copies ..., so drop those': 'just' after a verb of being is 'merely')
+        limited = any(not re.search(r"\b(?:is|are|was|were|be|been)\s+$", clause[:m.start()])
+                      for m in re.finditer(_LIMITERS, clause[:cues[0].start()]))
         said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
         listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
+from .clauses import CLAUSE_VERBS
 from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts, stem
 
 # function words that tell the languages apart in short sentences (none of them an English word)
@@ -107,6 +108,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "en dessous de": "below", "au-dessus de": "above", "d'au moins": "of at least", "au moins": "at least",
         "au minimum": "at least", "au plus": "at most", "au maximum": "at most", "pas plus de": "no more than",
         "exactitude": "accuracy", "justesse": "accuracy", "précision": "precision", "rappel": "recall",
+        # a share of right answers ('au moins 40 % de bonnes réponses')
+        "de bonnes réponses": "correct answers", "bonnes réponses": "correct answers", "bien classés": "classified correctly",
+        "bien classées": "classified correctly", "correctement classés": "classified correctly",
+        "correctement classées": "classified correctly", "prédictions correctes": "correct predictions",
         "erreur absolue moyenne": "mean absolute error", "erreur quadratique moyenne": "root mean squared error",
         "information mutuelle normalisée": "normalized mutual information", "indice de rand ajusté": "adjusted rand index",
         "indice de rand": "rand index", "métrique": "metric", "à l'aide de l'": "using", "à l'aide de": "using",
@@ -131,6 +136,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "interdites": "forbidden", "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
+        # a share of right answers ('mindestens 48 % richtige Antworten')
+        "richtige antworten": "correct answers", "richtigen antworten": "correct answers",
+        "richtig klassifiziert": "classified correctly", "richtig eingeordnet": "classified correctly",
+        "richtig vorhergesagt": "predicted correctly",
         "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
         "prognostiziere": "forecast", "schätzen": "estimate", "schätze": "estimate", "klassifiziere": "classify",
         "klassifizieren": "classify", "einteilen": "cluster", "gruppieren": "cluster", "clustern": "cluster",
@@ -181,6 +190,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
     },
     "es": {
+        # a share of right answers ('al menos 40 % de aciertos')
+        "de aciertos": "correct answers", "aciertos": "correct answers", "respuestas correctas": "correct answers",
+        "bien clasificados": "classified correctly", "bien clasificadas": "classified correctly",
+        "correctamente clasificados": "classified correctly",
         "como variables de entrada": "as input variables", "variables de entrada": "input variables", "entrada": "input",
         "usa solo": "use only", "usa": "use", "casas": "houses", "casa": "house", "cerca del": "near the",
         "cerca de": "near", "cerca": "near", "expresado en": "expressed in", "expresada en": "expressed in",
@@ -409,10 +422,13 @@ def _learner_english(text: str) -> str:
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
     # ('an RMSE of 0.47 or better': for an error, better is lower)
     error = r"\b(?:rmse|mae|mse|rmsle|mape|error|loss|deviation|off)\b[^.;,]{0,30}$"
+    # ('0.42 min/mile or better': a rate's unit may stand between)
+    number = r"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+)?)"
     text = re.sub(rf"{number}\s+or\s+better\b", lambda m: ("at most " if re.search(error, m.string[:m.start()], re.I)
                                                             else "at least ") + m.group(1), text, flags=re.IGNORECASE)
     text = re.sub(rf"{number}\s+or\s+(?:higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
     text = re.sub(rf"{number}\s+or\s+(?:less|lower|fewer|below|under|smaller)\b", r"at most \1", text, flags=re.IGNORECASE)
+    number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
     # 'anything below 0.80 will not be signed off': what is refused states the floor
     text = re.sub(rf"\b(?:anything|everything|nothing|a score|any score|any model)\s+(?:below|under|less than|lower than)\s+{number}"
                   r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
@@ -450,7 +466,9 @@ def _right_share(text: str) -> str:
     share = r"(?P<share>\d+(?:\.\d+)?\s?%)"
     text = re.sub(rf"\b(?:right|correct|accurate)\s+{_SHARE_BOUND}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
                   rf"predictions|\w+s)\b", accuracy, text, flags=re.IGNORECASE)
-    return re.sub(rf"(?<!\S){_SHARE_BOUND}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?(?:right|correctly|correct)\b",
+    # ('at least 80% of flocks classified correctly')
+    return re.sub(rf"(?<!\S){_SHARE_BOUND}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?"
+                  rf"(?:(?:classif\w*|predicted|labell?ed|sorted|identified|called|guessed|assigned)\s+)?(?:right|correctly|correct)\b",
                   accuracy, text, flags=re.IGNORECASE)
 
 
@@ -564,6 +582,11 @@ _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*
 _KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside)\b"
 
 
+def _listed(words: str) -> list[str]:
+    """The items of a short list, without quotes: 'a, b and c' -> ['a', 'b', 'c']."""
+    return [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", words) if i.strip().strip("`'\"")]
+
+
 def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'the moisture readings (humid, dewp, precip)' -> 'humid, dewp, precip'; 'the median value of a house (medv)'
     -> 'medv': when every name in the parentheses is a column, they are what the words before them describe, and
@@ -573,10 +596,15 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
     notes = []
 
     def rewrite(m: re.Match) -> str:
-        items = [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", m.group(2))]
-        items = [i for i in items if i]
+        items = _listed(m.group(2))
+        # '(altitude category and lateral category, so AltCat and LatCat)': the names the words are restated as
+        restated = re.search(r"(?:^|[,;:]|\s)\s*(?:so|i\.\s?e\.?|that is|namely|meaning|aka)\s*,?\s+(?P<names>[^()]+)$",
+                             m.group(2), re.I)
+        if restated and all(i.lower() in names for i in _listed(restated.group("names"))):
+            items = _listed(restated.group("names"))
         if items and not all(i.lower() in names for i in items):
-            return _distributed(m, items, columns)
+            distributed = _distributed(m, items, columns)
+            return distributed if distributed != m.group(0) else _headed_list(m, items, notes)
         before = m.group(1)
         starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
         cut = max(starts, default=0)
@@ -654,6 +682,32 @@ def _owners_in_parentheses(text: str) -> tuple[str, list[str]]:
                   r"ones))?\s*\((?P<owners>[^()]{3,80})\)", rewrite, text, flags=re.IGNORECASE), notes
 
 
+def _headed_list(m: re.Match, items: list[str], notes: list[str]) -> str:
+    """'using only the three raw distances in feet (to the incinerator, to the business district and to the
+    interstate)' -> 'using only distance to the incinerator, distance to the business district, distance to the
+    interstate'; 'the categories (altitude category and lateral category)' -> 'altitude category, lateral category':
+    a plural heading with two or more items in parentheses is those items, each a kind of the heading."""
+    before = m.group(1)
+    # only where the heading limits or counts ('only the categories', 'the three raw distances'): elsewhere the
+    # parentheses may give examples or values ('clinical measurements (glucose, ...)', 'bookings (transient / group)')
+    head = re.search(rf"\b(?:only|just|solely|exclusively|{'|'.join(NUMBER_WORDS)}|\d+)\s+(?:[a-z-]+\s+){{0,3}}?"
+                     r"(?P<noun>[a-z]{3,}s)(?:\s+(?:in|of)\s+[a-z]+)?\s*$", before, re.I)
+    if head is None or len(items) < 2 or head.group("noun").lower() in _NOT_PLURAL \
+            or any(_NOT_A_GLOSS.search(i) and not re.match(r"(?:to|from|of|in|at|for|with|on)\b", i) for i in items):
+        return m.group(0)
+    noun = head.group("noun")
+    head_start = head.start("noun")
+    singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-2] if re.search(r"(?:ss|x|ch|sh)es$", noun) else noun[:-1]
+    said = ", ".join(f"{singular} {i}" if re.match(r"(?:to|from|of|in|at|for|with|on)\b", i) else i for i in items)
+    cut = max((b.end() for b in re.finditer(_DESCRIPTION_START, before[:head_start], flags=re.IGNORECASE)), default=0)
+    kept = " ".join(re.findall(_KEPT_WORDS, before[cut:head_start], flags=re.IGNORECASE))
+    notes.append(f"{before[cut:].strip()} ({m.group(2).strip()}) read as its items: {said}")
+    return before[:cut] + (f" {kept}" if kept else "") + " " + said + " "
+
+
+_NOT_PLURAL = {"this", "its", "has", "was", "plus", "does", "yes", "thus", "less", "unless", "always", "perhaps", "whereas"}
+
+
 def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str:
     """'the bill (length and depth)' -> 'bill_length_mm and bill_depth_mm': the word before the parentheses with each
     word inside names a column (its name holds both, in that order)."""
@@ -724,17 +778,25 @@ def _restated(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     return text, notes
 
 
-def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
-    """'take the age, if he is self-employed, whether they're married and how big is his family' -> 'take the age,
-    self-employed, married and family size': an item of a list said as a yes/no question, or as a 'how big', is the
-    column it asks about; only where its words name a column, so a real condition (', if they are late') stays."""
-    squashed = [re.sub(r"[^a-z0-9]", "", c.lower()) for c in columns]
-    notes = []
+# where an item of a list starts and ends, and who an item's clause is about
+_ITEM_LEAD = r"(?P<lead>,\s*|\band\s+|\bor\s+|:\s*|\b(?:take|use|using|from|with|only|on)\s+)"
+_ITEM_END = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))"
+_WHETHER_SUBJECT = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
+_WHO = r"(?:he|she|they|it|i|we|you|(?:the|each|every|a|an|his|her|their)\s+[\w-]+)"
 
-    def names_a_column(words: str) -> bool:
-        said = re.sub(r"[^a-z0-9]", "", words.lower())
-        return len(said) >= 3 and any(n and (n == said or (len(n) >= 4 and said.startswith(n)) or
-                                             (len(said) >= 5 and n.startswith(said))) for n in squashed)
+
+def _names_a_column(words: str, columns: tuple[str, ...]) -> bool:
+    said = re.sub(r"[^a-z0-9]", "", words.lower())
+    squashed = [re.sub(r"[^a-z0-9]", "", c.lower()) for c in columns]
+    return len(said) >= 3 and any(n and (n == said or (len(n) >= 4 and said.startswith(n)) or
+                                         (len(said) >= 5 and n.startswith(said))) for n in squashed)
+
+
+def _whether_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'take the age, if he is self-employed, whether they're married' -> 'take the age, self-employed, married': an
+    item of a list said as a yes/no question is the column it asks about; only where its words name a column, so a
+    real condition (', if they are late') stays."""
+    notes = []
 
     def yes_no(m: re.Match) -> str:
         # between two commas of a list ('..., whether they're a woman, whether they're married, ...') it is an item
@@ -745,41 +807,85 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
             re.match(r"and\b", lead) and "," in re.split(r"[.;:!?]", before)[-1]) or (
             # '..., the distance to it, whether the house is near the incinerator and the year': the last but one
             lead.startswith(",") and re.match(r"\s*and\b", m.string[m.end():]) and "," in re.split(r"[.;:!?]", before)[-1])
-        if not (in_list or names_a_column(m.group("what"))):
+        if not (in_list or _names_a_column(m.group("what"), columns)):
             return m.group(0)
-        notes.append(f"{m.group(0).strip(' ,:')!r} read as {m.group('what')!r}")
-        return m.group("lead") + m.group("what")
+        # ('after 2004' is the column After2004)
+        said = next((c for c in columns if re.sub(r"[^a-z0-9]", "", c.lower())
+                     == re.sub(r"[^a-z0-9]", "", m.group("what").lower())), m.group("what"))
+        notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
+        return m.group("lead") + said
 
-    def how_big(m: re.Match) -> str:
-        in_list = m.group("lead").startswith(",") and re.match(r"\s*(?:,|and\b)", m.string[m.end():])
-        if not (in_list or names_a_column(m.group("what"))):
-            return m.group(0)
-        notes.append(f"{m.group(0).strip(' ,:')!r} read as '{m.group('what')} size'")
-        return m.group("lead") + m.group("what") + " size"
-
-    lead = r"(?P<lead>,\s*|\band\s+|\bor\s+|:\s*|\b(?:take|use|using|from|with|only|on)\s+)"
-    end = r"(?=\s*(?:[,.;:!?)]|\band\b|\bor\b|$))"
-    subject = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
+    lead, end, subject = _ITEM_LEAD, _ITEM_END, _WHETHER_SUBJECT
     text = re.sub(rf"{lead}{subject}\s*(?:'s|'re|\s+(?:is|are|was|were|has|have|had))\s+(?:(?:an?|in\s+an?|in\s+the)\s+)?"
                   # 'whether the house is near the incinerator': near what, too
-                  rf"(?P<what>(?:near|close to|next to|far from)\s+(?:the\s+)?[\w-]+|[\w-]+(?:\s+or\s+(?!not\b)[\w-]+)?)"
+                  # ('whether the run was after 2004': after a year, where a column says so)
+                  rf"(?P<what>(?:near|close to|next to|far from)\s+(?:the\s+)?[\w-]+|(?:before|after|since|until)\s+(?:19|20)\d\d"
+                  rf"|[\w-]+(?:\s+or\s+(?!not\b)[\w-]+)?)"
                   rf"(?:\s+or\s+not)?"
                   # 'whether the person is enrolled in the managed-care demonstration': what it is enrolled in says no
                   # more than the word before it
                   rf"(?:\s+(?:in|into|at|on|for|with)\s+(?:the\s+|an?\s+|a\s+)?[\w-]+(?:\s+[\w-]+)?)?{end}", yes_no, text,
                   flags=re.I)
     # 'its sex and which of the two diets it was on': the one it was on is the item
-    text = re.sub(rf"{lead}which\s+(?:of\s+the\s+(?:\w+\s+)?)?(?P<what>[a-z]+?)(?:e?s)?\s+(?:it|he|she|they)\s+(?:was|were|is|"
-                  rf"are|had|has|got|received)(?:\s+(?:on|in|given|fed))?{end}", yes_no, text, flags=re.I)
+    # ('which brand of shoe he had on': the brand of shoe)
+    text = re.sub(rf"{lead}which\s+(?:of\s+the\s+(?:\w+\s+)?)?(?P<what>[a-z]+?(?:\s+of\s+[a-z]+?)?)(?:e?s)?\s+"
+                  rf"(?:it|he|she|they)\s+(?:was|were|is|are|had|has|got|received|wore|used|drove|took)"
+                  rf"(?:\s+(?:on|in|given|fed))?{end}", yes_no, text, flags=re.I)
     # 'whether they work in the service sector': where they work is the item
     text = re.sub(rf"{lead}{subject}\s+(?:work|works|worked|live|lives|lived)\s+(?:in|at|for)\s+(?:the\s+|an?\s+)?"
-                  rf"(?P<what>[\w-]+)(?:\s+(?:sector|industry|trade|business))?{end}", yes_no, text, flags=re.I)
+                  # ('whether they live in an urban or a rural area': the first of the two names the column)
+                  rf"(?P<what>[\w-]+)(?:\s+or\s+(?:in\s+)?(?:the\s+|an?\s+)?[\w-]+)?"
+                  rf"(?:\s+(?:sector|industry|trade|business|area|region|place|setting))?{end}", yes_no, text, flags=re.I)
     # the verb last, as German puts it ('ob sie im Süden wohnt': 'whether they in the south lives')
     text = re.sub(rf"{lead}(?:whether|if)\s+(?:(?:he|she|they|it|the\s+\w+|one|(?:his|her|their|its)\s+\w+)\s+)?"
                   rf"(?:(?:into|in|at|for|by)\s+(?:the\s+|an?\s+)?)?(?P<what>[\w-]+(?:\s+[\w-]+)?(?:\s*\([^()]{{1,30}}\))?)\s+"
                   rf"(?:is|are|works|lives|has){end}", yes_no, text, flags=re.I)
-    text = re.sub(rf"{lead}how\s+(?:big|large)\s+(?:is|are|was|were)\s+(?:his|her|their|its|the)\s+(?P<what>[\w-]+){end}",
-                  how_big, text, flags=re.I)
+    return text, notes
+
+
+# 'how important religion is', 'how old the house is': the measure the adjective asks about
+_ADJECTIVE_MEASURES = {"big": "size", "large": "size", "important": "importance", "old": "age", "tall": "height",
+                       "high": "height", "heavy": "weight", "far": "distance", "fast": "speed", "wide": "width",
+                       "deep": "depth", "expensive": "price", "satisfied": "satisfaction", "happy": "happiness",
+                       "religious": "religiosity", "strong": "strength", "hot": "temperature", "warm": "temperature"}
+_OWNER = r"(?:(?:the|his|her|their|its|a|an|this|that|each)\s+)?"
+
+
+def _size_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'..., how big is his family, ...' -> '..., family size, ...'; 'how important religion is in their life' ->
+    'the importance of religion in their life': a measure asked as 'how <adjective>' is that measure, where it is an
+    item of a list, names a column, or is what to predict."""
+    notes = []
+    adjectives = "|".join(_ADJECTIVE_MEASURES)
+
+    def measure(m: re.Match) -> str:
+        lead = m.group("lead")
+        in_list = lead.startswith(",") and re.match(r"\s*(?:,|and\b)", m.string[m.end():])
+        asked = re.match(CLAUSE_VERBS, lead.strip(), re.I)
+        what, noun = m.group("what"), _ADJECTIVE_MEASURES[m.group("adj").lower()]
+        bare = re.sub(rf"^{_OWNER}", "", what, flags=re.I)
+        if not (in_list or asked or re.match(r"(?:inputs?|features?)\s*:", lead, re.I)
+                or _names_a_column(bare, columns) or _names_a_column(noun, columns)):
+            return m.group(0)
+        said = f"{bare} size" if noun == "size" else f"the {noun} of {what}{m.group('where') or ''}"
+        notes.append(f"{m.group(0)[len(lead):].strip(' ,:')!r} read as {said!r}")
+        return lead + said
+
+    lead = rf"(?P<lead>,\s*|\band\s+|\bor\s+|(?:inputs?|features?)?\s*:\s*|\b(?:take|use|using|from|with|only|on|{CLAUSE_VERBS})\s+)"
+    where = r"(?P<where>\s+(?:in|to|for|from|at|on)\s+(?:(?:the|his|her|their|its|a|an|my|our)\s+)?[\w-]+)?"
+    # 'how big is his family' (asked), and 'how important religion is in their life' (said)
+    text = re.sub(rf"{lead}how\s+(?P<adj>{adjectives})\s+(?:is|are|was|were)\s+(?P<what>{_OWNER}[\w-]+){where}{_ITEM_END}",
+                  measure, text, flags=re.I)
+    text = re.sub(rf"{lead}how\s+(?P<adj>{adjectives})\s+(?:away\s+)?(?P<what>{_OWNER}[\w-]+(?:\s+[\w-]+)?)\s+"
+                  rf"(?:is|are|was|were|gets?|got)\b{where}{_ITEM_END}", measure, text, flags=re.I)
+    return text, notes
+
+
+def _quantity_items(text: str) -> tuple[str, list[str]]:
+    """'how many years he has been in the labour force', 'the number of days the person was observed', 'how much the
+    school spends per student': an item said as a question of quantity is the quantity it asks for."""
+    notes = []
+    lead, end, who = _ITEM_LEAD, _ITEM_END, _WHO
 
     def how_many(m: re.Match) -> str:
         # 'how many years he has been in the labour force' -> 'years in the labour force'; 'how many kids are living
@@ -792,7 +898,6 @@ def _yes_no_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
         return m.group("lead") + said
 
-    who = r"(?:he|she|they|it|i|we|you|(?:the|each|every|a|an|his|her|their)\s+[\w-]+)"
     text = re.sub(rf"{lead}how\s+(?:many\s+(?P<what>[\w-]+(?:\s+of(?:\s+[\w-]+){{1,2}}?)?)|long)\s+"
                   rf"(?P<clause>(?:{who}\s+[\w' -]+?|(?:are|is|were|was)\s+[\w' -]+?)){end}", how_many, text,
                   flags=re.I)
@@ -841,10 +946,11 @@ def _amounts_and_references(text: str) -> tuple[str, list[str]]:
     the log of the real price'."""
     notes = []
     for pattern, replacement in _REAL_AMOUNT:
-        new = pattern.sub(replacement, text)
-        if new != text:
-            notes.append(f"an amount in one year's money read as real: {new!r}")
-            text = new
+        def real(m: re.Match, replacement: str = replacement) -> str:
+            said = m.expand(replacement)
+            notes.append(f"{m.group(0)!r} read as {said!r}: an amount in one year's money is the real one")
+            return said
+        text = pattern.sub(real, text)
 
     def of_item(m: re.Match) -> str:
         item = re.sub(r"^(?:and|or)\s+", "", m.group("item").strip())
@@ -967,7 +1073,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
     for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
-                 lambda t: _yes_no_items(t, columns),
+                 lambda t: _whether_items(t, columns), lambda t: _size_items(t, columns), _quantity_items,
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
                  lambda t: _glosses(t, columns)):
         text, notes = step(text)

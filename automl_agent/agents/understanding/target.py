@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from .windows import requested_windows, window_spans
+from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS,
                       heading_length, input_spans, list_start)
@@ -31,6 +32,9 @@ NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
 AUXILIARIES = (r"is|are|was|were|will|would|does|do|did|has|have|had|can|could|might|may|should|gets?|goes|ends? up|"
                r"is going to|are going to")
+# verbs that report what someone thinks: after one, the asked clause begins
+OPINION_VERBS = (r"thinks?|thought|believes?|believed|feels?|felt|says?|said|agrees?|agreed|supports?|supported|"
+                 r"favou?rs?|favou?red|opposes?|opposed|wants?|wanted|expects?|expected|reckons?|considers?")
 DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|every|any"
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
 TIME_ADVERBS = {"hourly", "daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"}  # how often
@@ -262,9 +266,14 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
             target.append((m.start(1) + cut, m.end(1)))
     # the same asked indirectly: 'know if a senior citizen customer is going to churn', 'whether the loan will be
     # repaid'; there the subject ends at its verb
-    for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)\s+(?:{AUXILIARIES})\b([^.;?!]*)", text):
+    # ('whether the respondent thinks abortion should be banned': the subject ends at a verb of opinion, and the
+    # opinion is what is asked)
+    for m in re.finditer(rf"\b(?:if|whether)\s+(?:{DETERMINERS})\s+([\w' -]+?)(?:\s+(?:{OPINION_VERBS})\s+(?:that\s+)?"
+                         rf"(?=[^.;?!]*\b(?:{AUXILIARIES})\b)|\s+(?:{AUXILIARIES})\b)([^.;?!]*)", text):
         subject.append((m.start(1), m.end(1)))
-        target.append((m.start(2), m.end(2)))
+        # ('..., but I want to use only the categories (...)': the question ends where the next clause begins)
+        cut = re.search(CLAUSE_BREAK, m.group(2))
+        target.append((m.start(2), m.start(2) + cut.start() if cut else m.end(2)))
     # 'which school a child attends', 'what grade each student gets': what is asked comes before the one it is said of
     for m in re.finditer(rf"\b(?:which|what)\s+((?:[\w-]+\s+){{1,3}}?)(?:{DETERMINERS})\s+([\w-]+)\s+"
                          rf"(?=(?:{AUXILIARIES})\b|[a-z]+(?:s|ed)\b)", text):
@@ -435,6 +444,12 @@ def _names_the_data(name: str, text: str, start: int) -> bool:
         and not re.match(r"\s*(?:column|field|variable|value)", text[start + len(name):])
 
 
+def spelled_out(name: str) -> str | None:
+    """'MinutesPerMile' -> 'minutes per mile': a name of three or more capitalised words, as a sentence says it."""
+    words = re.findall(r"[A-Z][a-z]+", name)
+    return " ".join(words).lower() if len(words) >= 3 and "".join(words) == name else None
+
+
 def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -442,6 +457,10 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
     if len(name) >= 3 or not name.isalpha():
         out += [_Evidence(column.name, 1.0, "name", column.name, m.start(), m.end())
                 for m in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text)]
+    if spelled := spelled_out(column.name):
+        # 'the minutes per mile' is MinutesPerMile, said word by word
+        out += [_Evidence(column.name, 1.0, "name", m.group(0), m.start(), m.end())
+                for m in re.finditer(rf"(?<![\w]){re.escape(spelled)}s?(?![\w])", text)]
     if name.isalpha() and 2 <= len(name) <= 5 and (column.name.isupper() or len(name) <= 4):
         # 'OT' is what 'oil temperature' abbreviates, 'bmi' 'body mass index'
         content = [t for t in toks if len(t.text) >= 3 and t.text not in STOPWORDS]
@@ -658,7 +677,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     # where a column is named in full: the words inside it ('health' in 'health_ins') name no other column
     # (or with spaces for its underscores and dots: 'home run' for home_run holds 'run', another column)
     spans = [(m.start(), m.end(), c.name) for c in columns if len(c.name) > 2
-             for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower())}
+             for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower()), spelled_out(c.name) or c.name.lower()}
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
     said_of = {c.name: column_mentions(c, text, toks) for c in columns}
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
@@ -711,9 +730,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
-        if len(tied) == 1 and tied[0].role == "subject" and _within(tied[0].start, roles["unit"]) \
-                and top.how != "values":
+        if len(tied) == 1 and tied[0].role == "subject" and top.how != "values" and (
+                _within(tied[0].start, roles["unit"]) or named_as_id(tied[0].column)):
             # 'the ticket price of each flight': the only column named is what the rows are, not what to predict
+            # ('which treatment a plot received': plot_id names the plot, not its treatment)
             others = [c for c in profile.target_candidates if c != tied[0].column and c not in excluded][:2]
             return TargetDecision(column=None, confidence="low", how="subject only", ask=True,
                                   candidates=[tied[0].column, *others], scores=scores,
