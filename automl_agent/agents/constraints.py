@@ -264,6 +264,8 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
                      r"at most|no more than|within|<=?|≤)?\s*(?:about\s+)?$", clause):
             continue  # "RMSE under 600 seconds" is an error measured in seconds
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
+        if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
+            op = "<="  # 'Time limit: 8 minutes'
         window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
         # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap'
         of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (

@@ -120,3 +120,52 @@ def test_a_column_left_out_beside_the_same_inputs_list_scores_as_left_out_once()
            "features": ["a"], "excluded": ["b"]}
     assert score(case, got).understood
     assert not score(case, {**got, "excluded": ["a"]}).understood
+
+
+# classes found by the blind batch holdout28, each on words of its own
+
+
+@pytest.fixture(scope="module")
+def attempts(tmp_path_factory):
+    """Records of attempts: an ID, whether it was treated, whether it was fatal, who, how, where on a grid."""
+    rng = np.random.default_rng(10)
+    return _saved(tmp_path_factory, "attempts", pd.DataFrame({
+        "Record_ID": np.arange(1, N + 1), "Treated": rng.choice(["yes", "no"], N), "Died": rng.choice(["yes", "no"], N),
+        "Sex": rng.choice(["female", "male"], N), "Age": rng.integers(15, 90, N), "Row": rng.integers(1, 20, N),
+        "Col": rng.integers(1, 20, N), "income": rng.integers(100, 900, N), "hours": rng.integers(0, 3000, N)}))
+
+
+def test_a_not_in_a_relative_clause_describes_the_rows_and_fatal_is_died(attempts):
+    got = _read(attempts, "I need a model that predicts whether an attempt was fatal. Leave out Record_ID and also "
+                          "Treated: everyone who was not treated died, so it gives the answer away.")
+    assert (got["outcome"], got["target"], got["excluded"]) == ("ok", "Died", ["Record_ID", "Treated"])
+
+
+def test_a_column_named_like_rows_is_left_out_by_name(attempts):
+    got = _read(attempts, "Classifier for Died. Drop Row/Col, they are only positions on the ward's grid.")
+    assert sorted(got["excluded"]) == ["Col", "Row"]
+
+
+def test_who_says_why_is_a_reason_and_a_limit_heading_keeps_its_list(attempts):
+    got = _read(attempts, "I want predict the hours, use all other columns but not income, my supervisor thinks it "
+                          "is endogenous.")
+    assert (got["target"], got["excluded"]) == ("hours", ["income"])
+    got = _read(attempts, "Classifier for Died. Inputs (nothing else): Sex, Age. (Time limit: 4 minutes.)")
+    assert (got["features"], got["constraints"]) == (["Age", "Sex"], ["training_time_s <= 240"])
+
+
+@pytest.mark.parametrize("text,bound", [
+    ("We judge it by mean absolute error; anything under 120 is acceptable.", ("mae", "<", 120.0)),
+    ("We judge it by RMSE; anything above 3 is not acceptable.", ("rmse", "<=", 3.0)),
+    ("We judge it by accuracy; anything below 0.7 will not be signed off.", ("accuracy", ">=", 0.7)),
+    ("The training must not take more than 6 minutes.", ("training_time_s", "<=", 360.0))])
+def test_what_is_accepted_or_may_not_happen_states_the_bound(text, bound):
+    assert [(c.name, c.op, c.target) for c in parse_constraints(canonical(text).text)] == [bound]
+
+
+def test_a_german_relative_clause_and_a_french_ceiling_are_read():
+    said = canonical("Bitte alle übrigen Spalten als Eingaben außer dem Einkommen (income), das sagt über die Stunden "
+                     "nichts aus, und das Training sollte höchstens zwei Minuten dauern.", ("income", "hours")).text
+    assert ", which " in said
+    said = canonical("Je veux prédire les heures, et l'entraînement ne doit pas dépasser trois minutes, merci.").text
+    assert [(c.name, c.op, c.target) for c in parse_constraints(said)] == [("training_time_s", "<=", 180.0)]

@@ -136,6 +136,9 @@ def heading_length(text: str) -> int:
     heading = re.match(_LIST_HEADING, text)
     if heading and re.search(r"\b(?:except|but|without|excluding|apart from|other than|besides)\b", heading.group(0)):
         return 0  # 'use everything except the other versions of the price: A, B': the list is what is left out
+    if heading and re.match(r"\s*(?:everyone|everybody|nobody|no one|they|it|this|that|these|those|because|since|as|"
+                            r"otherwise|both|each)\b", text[heading.end():]):
+        return 0  # 'leave out A and also B: everyone who was not treated died': a reason follows, the list came first
     return heading.end() if heading and len(heading.group(0).split()) <= 8 else 0
 
 

@@ -413,6 +413,8 @@ _NOT_ABOUT_USE = (r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
                   r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
                   r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
+                  # 'everyone who was not hospitalised died': a 'not' in a relative clause describes the rows
+                  r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|did|do|does|could|would)\s*(?:n't|not)\b|"
                   # 'whether the respondent thinks abortion should be banned': the words are the question asked
                   rf"\bwhether\b.*(?:\bnot\b|\b(?:{_KEEP_AWAY})\b)|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
                   r"default\w*|churn\w*|buy|bought|subscribe\w*)\b")
@@ -446,13 +448,16 @@ _NEGATED_NOISE = (r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|
                   r"naturally|surely|thanks?|thank you|pls|plz|"
                   # 'without letting the clustering see the position'
                   r"let(?:s|ting)?|allow(?:s|ing)?|see(?:s|ing)?|touch(?:es|ing)?|clustering|algorithm)\b")
-_NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|other|others|rest|interesting|important|useful|relevant|"
+_NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|everyone|everybody|nobody|other|others|rest|interesting|"
+              r"important|useful|relevant|"
               r"rows?|records?|cases?|observations?|entries|labels?|thanks?|perfect|supervis\w*|help|care|leak\w*|"
               r"overfit\w*|cheat\w*|bias\w*|data|table|file)\b|^to\b|^\W*\w{0,2}\W*$")
 # where the list said not to be used ends and its reason begins: 'X because it gives the answer away', 'Y, which is
 # only known after delivery'
 _REASON = (# who asked for it, and its subject: 'not union, compliance asked us to leave those two out'
            r"(?:,\s*(?:[\w']+\s+){0,2})?\b(?:ask(?:s|ed)|told|tells|insists?|insisted|requires|required)\b|"
+           # and who says why, after a comma: 'but not income, my professor says it is endogenous'
+           r",\s*(?:[\w']+\s+){1,2}(?:says?|said|thinks?|claims?|believes?|reckons?)\b|"
            r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
            r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
            r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively|depends?|derived|computed|"
@@ -496,8 +501,9 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
             continue
         after = clause[cues[0].end():]
         after = after[heading_length(after):]  # 'except the other versions of the price: A, B and C'
-        if re.match(_NOT_COLUMNS, after):
-            continue  # 'drop the rows where the carrier is missing'
+        rows = re.match(_NOT_COLUMNS, after)
+        if rows and not re.match(rf"\s*(?:{'|'.join(re.escape(c.name) for c in profile.columns)})\b", after, re.I):
+            continue  # 'drop the rows where the carrier is missing' ('Drop Row/Col' names the grid's columns)
         # ('the Time and Pace columns are just copies ..., so drop those': 'just' after a verb of being is 'merely')
         limited = any(not re.search(r"\b(?:is|are|was|were|be|been)\s+$", clause[:m.start()])
                       for m in re.finditer(_LIMITERS, clause[:cues[0].start()]))

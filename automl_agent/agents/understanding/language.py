@@ -108,6 +108,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "en dessous de": "below", "au-dessus de": "above", "d'au moins": "of at least", "au moins": "at least",
         "au minimum": "at least", "au plus": "at most", "au maximum": "at most", "pas plus de": "no more than",
         "exactitude": "accuracy", "justesse": "accuracy", "précision": "precision", "rappel": "recall",
+        "ne doit pas dépasser": "of at most", "ne doit pas excéder": "of at most", "dépasser": "exceed",
+        "l'entraînement": "the training", "entraînement": "training", "l'apprentissage": "the training",
         # a share of right answers ('au moins 40 % de bonnes réponses')
         "de bonnes réponses": "correct answers", "bonnes réponses": "correct answers", "bien classés": "classified correctly",
         "bien classées": "classified correctly", "correctement classés": "classified correctly",
@@ -318,6 +320,10 @@ def _compound_read(word: str, parts: dict[str, str]) -> str:
 
 
 def _translate(text: str, lang: str) -> str:
+    if lang == "de":  # ', die sagt ...': a pronoun after a comma with a verb next opens a relative clause
+        # (', die ethnische Zugehörigkeit' is an article and an adjective: German verbs here end in -t or are auxiliaries)
+        text = re.sub(r",\s*(?:die|der|das|welche|welcher|welches)\s+(?=(?:[a-zäöüß]+t|sind|haben|werden|können|sollen|"
+                      r"müssen|dürfen)\b)", ", which ", text)
     if lang in _VERB_LAST:
         text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
     if lang in _ONLY_VERB_LAST:
@@ -422,6 +428,10 @@ def _learner_english(text: str) -> str:
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
     # ('an RMSE of 0.47 or better': for an error, better is lower)
     error = r"\b(?:rmse|mae|mse|rmsle|mape|error|loss|deviation|off)\b[^.;,]{0,30}$"
+    # 'the training must not exceed 5 minutes', 'shouldn't take more than 2 min': a ceiling said as what may not happen
+    text = re.sub(r"\b(?:must|should|may|can|shall|will|does|do)\s*(?:not|n't)\s+(?:exceed|go\s+(?:over|beyond|above)|"
+                  r"(?:be|take|last|run)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+(?=(?:[$€£]\s*)?\d)",
+                  "of at most ", text, flags=re.IGNORECASE)
     # ('0.42 min/mile or better': a rate's unit may stand between)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+)?)"
     text = re.sub(rf"{number}\s+or\s+better\b", lambda m: ("at most " if re.search(error, m.string[:m.start()], re.I)
@@ -429,13 +439,17 @@ def _learner_english(text: str) -> str:
     text = re.sub(rf"{number}\s+or\s+(?:higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
     text = re.sub(rf"{number}\s+or\s+(?:less|lower|fewer|below|under|smaller)\b", r"at most \1", text, flags=re.IGNORECASE)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
-    # 'anything below 0.80 will not be signed off': what is refused states the floor
+    # 'anything below 0.80 will not be signed off': what is refused states the floor; what is accepted states the
+    # bound itself ('anything under 145 is acceptable')
+    def refused(bound: str, accepted: str):
+        return lambda m: (f"{accepted} {m.group(1)}" if re.search(_ACCEPTED, m.group(0), re.I) else f"{bound} {m.group(1)}")
+
     text = re.sub(rf"\b(?:anything|everything|nothing|a score|any score|any model)\s+(?:below|under|less than|lower than)\s+{number}"
                   r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
-                  r"at least \1", text, flags=re.IGNORECASE)
+                  refused("at least", "under"), text, flags=re.IGNORECASE)
     text = re.sub(rf"\b(?:anything|everything|a score|any score|any model)\s+(?:above|over|more than|higher than)\s+{number}"
                   r"(?:\s+(?:will|won't|is|isn't|cannot|can't|would|wouldn't|does|doesn't|must|should|gets?)\b[^.;!?]*)?",
-                  r"at most \1", text, flags=re.IGNORECASE)
+                  refused("at most", "above"), text, flags=re.IGNORECASE)
     # 'how many grams off would it be on average', 'on average, how far off': the mean absolute error
     off = r"\bhow\s+(?:many\s+[\w/]+|much|far)\s+(?:(?:would|will|could|does|do|is|are)\s+(?:it|we|the model|they)\s+)?"
     text = re.sub(rf"{off}(?:be\s+)?off\b([^.?!;]{{0,40}}?)\s*\bon\s+average\b|\bon\s+average\b,?\s*{off}(?:be\s+)?off\b|"
@@ -454,6 +468,9 @@ def _learner_english(text: str) -> str:
     return _right_share(text)
 
 
+# what a bound's own clause says of the models on its side: taken, not refused
+_ACCEPTED = (r"\b(?:is|are|would be|will be|'s)\s+(?:(?!not\b|never\b|hardly\b)\w+\s+)?(?:acceptable|fine|ok|okay|good|great|enough|sufficient|"
+             r"welcome|accepted|a pass|passing)\b|\b(?:passes|will do|works|would do)\b")
 _SHARE_BOUND = r"(?:(?:in|on|for)\s+)?(?P<bound>at least|more than|over|above|at most|less than|under|below)?\s*"
 
 
@@ -751,6 +768,19 @@ def _ranges(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
 
 _RESTATES = r",?\s*\b(?:i\.\s?e\.?|that is|namely|in other words|specifically)\s*,?\s*"
 _EVERY_COLUMN = r"(?:(?:every|all|each|the)\s+(?:\w+\s+){0,2}?(?:columns?|variables?|fields?|stats?)\s+)?(?:from\s+)?"
+
+
+def _limited_heading(text: str) -> tuple[str, list[str]]:
+    """'Inputs (nothing else): a, b', 'Features only: a, b' -> 'Inputs: a, b': a heading of inputs limits to its list
+    as it stands; the limiting words beside it would otherwise be read as an item."""
+    notes = []
+
+    def bare(m: re.Match) -> str:
+        notes.append(f"{m.group(0)!r} read as {m.group(1) + ':'!r}")
+        return m.group(1) + ":"
+
+    return re.sub(r"\b(inputs?|features?|predictors?)\s*(?:\(\s*(?:and\s+)?(?:nothing else|nothing more|only(?: these)?|"
+                  r"no others?|exclusively|just these)\s*\)|only|alone)\s*:", bare, text, flags=re.I), notes
 
 
 def _restated(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -1071,7 +1101,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+    for step in (_limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
                  lambda t: _whether_items(t, columns), lambda t: _size_items(t, columns), _quantity_items,
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),

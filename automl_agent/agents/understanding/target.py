@@ -253,8 +253,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         features.append((list_start(text, m.start(1), m.end(1)), m.end(1)))
     # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
     features += [(a, b) for _, a, b, _, _ in input_spans(text)]
+    # ('everyone who was not hospitalised died': a 'not' in a relative clause describes the rows)
     negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]", past_heading=True)
-               if not re.match(NEGATED_NEGATIVES, text[a:])]
+               if not re.match(NEGATED_NEGATIVES, text[a:]) and not re.search(
+                   r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|did|do|does|could|would)\s*(?:n't|not)\s*$",
+                   text[:a])]
     # a yes/no question: its subject is the row ('will the home team ...'), what follows is asked about ('... win?')
     subject = []
     for m in re.finditer(rf"(?:^|[.?!]\s+)(?:will|would|does|do|did|is|are|was|were|has|have|can)\s+(?:{DETERMINERS})\s+"
