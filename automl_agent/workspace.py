@@ -137,6 +137,9 @@ class RunRecord(BaseModel):
     task_type: str | None = None
     target: str | None = None
     target_reason: str | None = Field(default=None, description="why this column: the instruction's words, or --target")
+    inputs: list[str] = Field(default_factory=list, description="the only columns the model may learn from, where the "
+                                                                "instruction limits them; empty: every usable column")
+    left_out: list[str] = Field(default_factory=list, description="columns the instruction says not to use")
     audit: SpecAudit | None = Field(default=None, description="each column and bound the instruction names, and where "
                                                               "it went in the spec")
     metric: str | None = None
@@ -216,3 +219,10 @@ class Workspace:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(payload, indent=2, default=str))
         return path
+
+
+def describe_inputs(inputs: list[str], left_out: list[str]) -> str:
+    """'only Altitude, Lateral', 'every usable column but id, weight', 'every usable column'."""
+    if inputs:
+        return "only " + ", ".join(inputs)
+    return "every usable column" + (" but " + ", ".join(left_out) if left_out else "")

@@ -396,11 +396,14 @@ def _summary(record, reporter, workdir: Path) -> None:
 
 def _planned_summary(record, reporter) -> None:
     """What a dry run understood, for the user to check before spending a budget (printed even with --quiet)."""
+    from ..workspace import describe_inputs
+
     say = reporter.always
     say(f"  task:        {record.task_type}")
     say(f"  target:      {record.target!r}" + (f" ({record.target_reason})" if record.target_reason else ""))
     say(f"  metric:      {record.metric}")
     say("  constraints: " + ("; ".join(f"{c.name} {c.op} {c.target:g}" for c in record.constraints) or "none"))
+    say(f"  inputs:      {describe_inputs(record.inputs, record.left_out)}")
     if record.audit is not None:
         if record.audit.language != "en" or record.audit.rewrites:
             say(f"  read as:     {record.audit.read_as}")

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import UserFacingError
-from ..workspace import RunRecord
+from ..workspace import RunRecord, describe_inputs
 
 STATUSES = ("running", "planned", "succeeded", "failed", "rejected", "interrupted")
 
@@ -88,6 +88,7 @@ def describe_run(r: RunRecord) -> str:
         lines.append(f"  task:         {r.task_type}")
         lines.append(f"  target:       {r.target!r}" + (f" ({r.target_reason})" if r.target_reason else ""))
         lines.append(f"  metric:       {r.metric}")
+        lines.append(f"  inputs:       {describe_inputs(r.inputs, r.left_out)}")
     if r.constraints:
         lines.append("  constraints:")
         for c in r.constraints:

@@ -125,6 +125,7 @@ def init(ctx: context.StageContext, record: RunRecord) -> tuple[Any, Requirement
             profile = profile.model_copy(update={"class_balance": class_balance(frame, spec.dataset.target)})
         record.task_type, record.target, record.metric = spec.problem.downstream_task.value, spec.dataset.target, spec.problem.metric
         record.target_reason = spec.dataset.target_reason if spec.dataset.target else None
+        record.inputs, record.left_out = list(spec.dataset.features), list(spec.dataset.excluded)
         record.audit = spec.audit
         record.corrections = corrections
         say(f"task {record.task_type}; target {record.target!r}; metric {spec.problem.metric} ({spec.problem.metric_direction})")

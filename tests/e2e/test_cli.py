@@ -517,6 +517,7 @@ def test_a_dry_run_shows_what_was_understood_and_trains_nothing(churn_run, tmp_p
     assert record["registered_model"] is None and record["bento_tag"] is None and record["script_path"] is None
     assert not list((workdir / "runs" / record["run_id"]).glob("attempt*"))
     assert "PLANNED" in proc.stderr and "target:      'Defaulted'" in proc.stderr  # shown even with --quiet
+    assert record["inputs"] == [] and "inputs:      every usable column" in proc.stderr
     assert seconds < 60, seconds
 
 

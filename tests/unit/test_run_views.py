@@ -53,3 +53,13 @@ def test_the_table_shows_the_metric_value_and_show_reads_like_a_report():
     assert "models:/churn-tabular/3 (@champion when registered" in text
     planned = describe_run(RECORDS[2])
     assert "latency_ms < 5" in planned and "measured" not in planned and "success score" not in planned
+    assert "inputs:       every usable column\n" in text
+
+
+def test_show_says_which_columns_the_model_may_use():
+    limited = _record("d", "planned", "tabular_classification", "2026-11-22T10:00:00+00:00", target="Flight",
+                      inputs=["Altitude", "Lateral"], left_out=["FlockID"])
+    assert "inputs:       only Altitude, Lateral" in describe_run(limited)
+    left = _record("e", "planned", "tabular_classification", "2026-11-22T10:00:00+00:00", target="abortion",
+                   left_out=["id", "weight"])
+    assert "inputs:       every usable column but id, weight" in describe_run(left)
