@@ -6,10 +6,11 @@ what the instruction says (cross-check), and the metric direction follows the me
 
 from __future__ import annotations
 
-import re
+from .understanding import rx as re  # the re functions over a larger compile cache
 
 from . import metrics
 from .contracts import Constraint, TaskType
+from .understanding.clauses import RATE_UNIT
 from .understanding.words import normalise
 
 # "5 percentage points" is 5 in the target's own units (a rate in %), not 0.05
@@ -31,8 +32,6 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
 _AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at most|or smaller", "<="),
           # ('0.42 min/mile' is a pace)
           (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b(?!\s*(?:/|per\b))|or over|\+(?![\d.])", ">="))
-# a unit of a rate between the number and its bound word: '0.42 min/mile or better', '3 dollars per unit or less'
-_RATE_UNIT = r"[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+\s*"
 _GAP = r"[^.\d]{0,40}?"
 
 
@@ -59,7 +58,7 @@ def _op_before(phrase: str) -> str | None:
 
 def _op_after(phrase: str) -> str | None:
     for pattern, op in _AFTER:
-        if re.match(rf"\s*(?:{_RATE_UNIT})?(?:{pattern})", phrase):
+        if re.match(rf"\s*(?:{RATE_UNIT}\s*)?(?:{pattern})", phrase):
             return op
     return None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from .understanding import rx as re  # the re functions over a larger compile cache
 
 from . import knowledge_base as kb
 from . import metrics

@@ -56,7 +56,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout25": Path(__file__).with_name("instructions_holdout25.yaml"),
            "holdout26": Path(__file__).with_name("instructions_holdout26.yaml"),
            "holdout27": Path(__file__).with_name("instructions_holdout27.yaml"),
-           "holdout28": Path(__file__).with_name("instructions_holdout28.yaml")}
+           "holdout28": Path(__file__).with_name("instructions_holdout28.yaml"),
+           "holdout29": Path(__file__).with_name("instructions_holdout29.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -189,13 +190,16 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
                       silent_wrong=got["outcome"] == "ok" and not understood)
 
 
-def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS) -> list[CaseResult]:
+def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS,
+               tables: dict[str, tuple[Any, DataProfile]] | None = None) -> list[CaseResult]:
+    """Every case of a corpus through INIT; `tables` holds the tables read so far, by reference, and may be shared
+    by several corpora (each table is read and profiled once: half the time of a corpus otherwise)."""
     from ..agents.brains.base import RecordingBrain, Transcript
     from ..agents.brains.factory import make_brain
 
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
-    tables: dict[str, tuple[Any, DataProfile]] = {}  # read and profiled once; half the time of a corpus otherwise
+    tables = {} if tables is None else tables
     for case in cases or load_cases(corpus):
         if case["data"] not in tables:
             tables[case["data"]] = read_table(case["data"])

@@ -5,7 +5,7 @@ No key, no network; deterministic. It is also the floor the cross-checks fall ba
 
 from __future__ import annotations
 
-import re
+from ..understanding import rx as re  # the re functions over a larger compile cache
 from typing import Any, Callable
 
 from pydantic import BaseModel

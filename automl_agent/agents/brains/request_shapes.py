@@ -7,7 +7,7 @@ more without it and the profile remembers, so the next steps of the run do not p
 
 from __future__ import annotations
 
-import re
+from ..understanding import rx as re  # the re functions over a larger compile cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field

@@ -4,7 +4,7 @@ costs the user a question, never a model trained on a task they did not ask for.
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 
 from ..contracts import DataProfile, Mention, RequirementSpec, SpecAudit, TaskType
 

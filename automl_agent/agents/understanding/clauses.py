@@ -4,7 +4,7 @@ features'). Both the target decision and the input decision read sentences this 
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 from functools import lru_cache
 
 from ..metrics import ALIASES
@@ -24,6 +24,10 @@ NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|excl
              r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping")
 # 'not missing fraud' means caring about fraud
 NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
+# 'everyone who was not hospitalised died': a 'not' in a relative clause describes the rows, it leaves nothing out
+RELATIVE_NOT = r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|did|do|does|could|would)\s*(?:n't|not)\b"
+# a unit of a rate between a number and its bound word: '0.42 min/mile or better', '3 dollars per unit or less'
+RATE_UNIT = r"[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+"
 # a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
 _CLAUSE_WORDS_BUT_IF = r"so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|that"
 _COMMA_CLAUSE_WORDS = rf"{_CLAUSE_WORDS_BUT_IF}|if"

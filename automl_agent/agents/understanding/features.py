@@ -3,12 +3,13 @@ id' leaves one out. A list that names no column is asked about, never ignored.""
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 
 from pydantic import BaseModel, Field
 
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, heading_length, input_spans, list_after)
+from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE_NOT, heading_length, input_spans,
+                      list_after)
 from .target import NOT_TARGETS, column_mentions, word_matches
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
                     letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens)
@@ -145,7 +146,7 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
             if head and words:
                 # a measure's kind may stay unsaid in the name: 'household size' is the family column's head 'household'
                 # ('the science pass rate' is sci11: any word before the measure's kind may be the one the name says)
-                heads = set(words) if words[-1] in _MEASURE_KINDS | _UNSAID_KINDS else {words[-1]}
+                heads = set(words) if words[-1] in _KINDS else {words[-1]}
                 evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
             best = max((e.score for e in evidence), default=0.0)
             if best > 0:
@@ -159,6 +160,12 @@ _MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", 
                   "index", "amount", "level", "value", "size", "degree", "content", "years"}
 # kinds of measure a name leaves unsaid as often as the ones above (the column Lateral is the lateral distance)
 _UNSAID_KINDS = {"distance"}
+_KINDS = _MEASURE_KINDS | _UNSAID_KINDS
+
+
+def _opens_with_column(text: str, profile: DataProfile) -> bool:
+    said = text.lstrip().lower()
+    return any(said.startswith(c.name.lower()) and not re.match(r"\w", said[len(c.name):]) for c in profile.columns)
 
 
 def _head_unsaid(words: list[str]) -> list[str]:
@@ -413,8 +420,7 @@ _NOT_ABOUT_USE = (r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
                   r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
                   r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
-                  # 'everyone who was not hospitalised died': a 'not' in a relative clause describes the rows
-                  r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|did|do|does|could|would)\s*(?:n't|not)\b|"
+                  rf"{RELATIVE_NOT}|"
                   # 'whether the respondent thinks abortion should be banned': the words are the question asked
                   rf"\bwhether\b.*(?:\bnot\b|\b(?:{_KEEP_AWAY})\b)|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
                   r"default\w*|churn\w*|buy|bought|subscribe\w*)\b")
@@ -502,7 +508,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         after = clause[cues[0].end():]
         after = after[heading_length(after):]  # 'except the other versions of the price: A, B and C'
         rows = re.match(_NOT_COLUMNS, after)
-        if rows and not re.match(rf"\s*(?:{'|'.join(re.escape(c.name) for c in profile.columns)})\b", after, re.I):
+        if rows and not _opens_with_column(after, profile):
             continue  # 'drop the rows where the carrier is missing' ('Drop Row/Col' names the grid's columns)
         # ('the Time and Pace columns are just copies ..., so drop those': 'just' after a verb of being is 'merely')
         limited = any(not re.search(r"\b(?:is|are|was|were|be|been)\s+$", clause[:m.start()])

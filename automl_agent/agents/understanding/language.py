@@ -12,7 +12,7 @@ names), longest phrase first; words that are column names of the table are never
 from __future__ import annotations
 
 import json
-import re
+from . import rx as re  # the re functions over a larger compile cache
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
-from .clauses import CLAUSE_VERBS
+from .clauses import CLAUSE_VERBS, RATE_UNIT
 from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts, stem
 
 # function words that tell the languages apart in short sentences (none of them an English word)
@@ -433,7 +433,7 @@ def _learner_english(text: str) -> str:
                   r"(?:be|take|last|run)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+(?=(?:[$€£]\s*)?\d)",
                   "of at most ", text, flags=re.IGNORECASE)
     # ('0.42 min/mile or better': a rate's unit may stand between)
-    number = r"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+)?)"
+    number = rf"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*{RATE_UNIT})?)"
     text = re.sub(rf"{number}\s+or\s+better\b", lambda m: ("at most " if re.search(error, m.string[:m.start()], re.I)
                                                             else "at least ") + m.group(1), text, flags=re.IGNORECASE)
     text = re.sub(rf"{number}\s+or\s+(?:higher|more|above|greater|over)\b", r"at least \1", text, flags=re.IGNORECASE)
@@ -710,18 +710,20 @@ def _headed_list(m: re.Match, items: list[str], notes: list[str]) -> str:
     head = re.search(rf"\b(?:only|just|solely|exclusively|{'|'.join(NUMBER_WORDS)}|\d+)\s+(?:[a-z-]+\s+){{0,3}}?"
                      r"(?P<noun>[a-z]{3,}s)(?:\s+(?:in|of)\s+[a-z]+)?\s*$", before, re.I)
     if head is None or len(items) < 2 or head.group("noun").lower() in _NOT_PLURAL \
-            or any(_NOT_A_GLOSS.search(i) and not re.match(r"(?:to|from|of|in|at|for|with|on)\b", i) for i in items):
+            or any(_NOT_A_GLOSS.search(i) and not re.match(_PLACE_WORD, i) for i in items):
         return m.group(0)
     noun = head.group("noun")
     head_start = head.start("noun")
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-2] if re.search(r"(?:ss|x|ch|sh)es$", noun) else noun[:-1]
-    said = ", ".join(f"{singular} {i}" if re.match(r"(?:to|from|of|in|at|for|with|on)\b", i) else i for i in items)
+    said = ", ".join(f"{singular} {i}" if re.match(_PLACE_WORD, i) else i for i in items)
     cut = max((b.end() for b in re.finditer(_DESCRIPTION_START, before[:head_start], flags=re.IGNORECASE)), default=0)
     kept = " ".join(re.findall(_KEPT_WORDS, before[cut:head_start], flags=re.IGNORECASE))
     notes.append(f"{before[cut:].strip()} ({m.group(2).strip()}) read as its items: {said}")
     return before[:cut] + (f" {kept}" if kept else "") + " " + said + " "
 
 
+# an item that says where or of what ('to the interstate'): a kind of the heading before it
+_PLACE_WORD = r"(?:to|from|of|in|at|for|with|on)\b"
 _NOT_PLURAL = {"this", "its", "has", "was", "plus", "does", "yes", "thus", "less", "unless", "always", "perhaps", "whereas"}
 
 
@@ -731,10 +733,10 @@ def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str
     head = re.search(r"([A-Za-z]+)\s*$", m.group(1))
     if head is None:
         return m.group(0)
-    squashed = {re.sub(r"[^a-z0-9]", "", c.lower()): c for c in columns}
+    squashed = {_squash(c): c for c in columns}
     found = []
     for item in items:
-        key = re.sub(r"[^a-z0-9]", "", (head.group(1) + item).lower())
+        key = _squash(head.group(1) + item)
         hits = [c for s, c in squashed.items() if s.startswith(key)]
         if len(hits) != 1:
             return m.group(0)
@@ -815,9 +817,19 @@ _WHETHER_SUBJECT = r"(?:whether|if)\s+(?:he|she|they|it|the\s+\w+|one)"
 _WHO = r"(?:he|she|they|it|i|we|you|(?:the|each|every|a|an|his|her|their)\s+[\w-]+)"
 
 
+def _squash(words: str) -> str:
+    """'After 2004', 'after_2004' -> 'after2004': a name or words as letters and digits only."""
+    return re.sub(r"[^a-z0-9]", "", words.lower())
+
+
+@lru_cache(maxsize=64)
+def _squashed(columns: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_squash(c) for c in columns)
+
+
 def _names_a_column(words: str, columns: tuple[str, ...]) -> bool:
-    said = re.sub(r"[^a-z0-9]", "", words.lower())
-    squashed = [re.sub(r"[^a-z0-9]", "", c.lower()) for c in columns]
+    said = _squash(words)
+    squashed = _squashed(columns)
     return len(said) >= 3 and any(n and (n == said or (len(n) >= 4 and said.startswith(n)) or
                                          (len(said) >= 5 and n.startswith(said))) for n in squashed)
 
@@ -840,8 +852,7 @@ def _whether_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]
         if not (in_list or _names_a_column(m.group("what"), columns)):
             return m.group(0)
         # ('after 2004' is the column After2004)
-        said = next((c for c in columns if re.sub(r"[^a-z0-9]", "", c.lower())
-                     == re.sub(r"[^a-z0-9]", "", m.group("what").lower())), m.group("what"))
+        said = next((c for c, n in zip(columns, _squashed(columns)) if n == _squash(m.group("what"))), m.group("what"))
         notes.append(f"{m.group(0).strip(' ,:')!r} read as {said!r}")
         return m.group("lead") + said
 

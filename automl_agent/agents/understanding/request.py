@@ -3,7 +3,7 @@ keyword list alone: "spot the fraudulent transfers" with a transfers table is on
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 from typing import Sequence
 
 from .target import NAMED, TargetDecision

@@ -11,7 +11,7 @@ the decision is to ask, with the best candidates, never a silent guess.
 from __future__ import annotations
 
 import json
-import re
+from . import rx as re  # the re functions over a larger compile cache
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,8 +23,8 @@ from rapidfuzz import fuzz
 from .windows import requested_windows, window_spans
 from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, TARGET_VERBS,
-                      heading_length, input_spans, list_start)
+from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, RELATIVE_NOT,
+                      TARGET_VERBS, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, short_form_at_end, stem, tokens)
 
@@ -255,9 +255,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     features += [(a, b) for _, a, b, _, _ in input_spans(text)]
     # ('everyone who was not hospitalised died': a 'not' in a relative clause describes the rows)
     negated = [(a, b) for a, b in _spans(text, NEGATIONS, 6, stops=r"[.;?!,()]", past_heading=True)
-               if not re.match(NEGATED_NEGATIVES, text[a:]) and not re.search(
-                   r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|did|do|does|could|would)\s*(?:n't|not)\s*$",
-                   text[:a])]
+               if not re.match(NEGATED_NEGATIVES, text[a:]) and not re.search(rf"{RELATIVE_NOT}\s*$", text[:a])]
     # a yes/no question: its subject is the row ('will the home team ...'), what follows is asked about ('... win?')
     subject = []
     for m in re.finditer(rf"(?:^|[.?!]\s+)(?:will|would|does|do|did|is|are|was|were|has|have|can)\s+(?:{DETERMINERS})\s+"

@@ -3,7 +3,7 @@ settings (INPUT_SEQ_LEN=96), counts ('the next 12 steps') or calendar units conv
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 
 from .words import normalise
 

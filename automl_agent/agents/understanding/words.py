@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+from . import rx as re  # the re functions over a larger compile cache
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,6 +47,7 @@ NUMBER_WORDS = {
 _SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     return _STEMMER.stemWord(word.lower())
 
