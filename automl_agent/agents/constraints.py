@@ -266,9 +266,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
             op = "<="  # 'Time limit: 8 minutes'
         window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
-        # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap'
+        # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap', '10 min budget'
         of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (
-            text[m.end(1):m.start(2)] == "-" and unit not in _SHORT_UNITS
+            unit not in _SHORT_UNITS
             and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)
             and re.match(rf"\s+(?:(?:{_TRAINING_WORDS})\s+)?(?:budget|limit|cap)\b", text[m.end():]))
         if of_training:  # 'three minutes of training at most', 'give it ten minutes of search'

@@ -21,7 +21,7 @@ CLAUSE_VERBS = r"predict\w*|forecast\w*|estimat\w*|classif\w*|detect\w*|regress\
 FEATURE_MARKERS = (r"from|using|use|based on|given|with|by|on the basis of|according to|plus|along with|"
                    r"as a function of|in terms of")
 NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|exclude|instead of|rather than|ignore|"
-             r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping")
+             r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping|stay out|stays out|left out")
 # 'not missing fraud' means caring about fraud
 NEGATED_NEGATIVES = r"\s+(?:miss|missing|overlook|overlooking|lose|losing|let through|letting through|skip|skipping)\b"
 # 'everyone who was not hospitalised died': a 'not' in a relative clause describes the rows, it leaves nothing out
@@ -29,7 +29,7 @@ RELATIVE_NOT = r"\b(?:who|which|that|whose)\s+(?:was|were|is|are|had|has|have|di
 # a unit of a rate between a number and its bound word: '0.42 min/mile or better', '3 dollars per unit or less'
 RATE_UNIT = r"[a-z$€£]+\s*(?:/|per\s+)\s*[a-z]+"
 # a comma that opens a new clause ('with a camera, so could we get the weight'), not a list ('age, income and sex')
-_CLAUSE_WORDS_BUT_IF = r"so|but|which|who|then|could|can|would|will|please|because|while|where|when|i|we|you|it|they|that"
+_CLAUSE_WORDS_BUT_IF = r"so|but|which|who|then|could|can|would|will|do|does|did|please|because|while|where|when|i|we|you|it|they|that"
 _COMMA_CLAUSE_WORDS = rf"{_CLAUSE_WORDS_BUT_IF}|if"
 _AND_THEN_VERB = (r"\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
                   r"find out|look whether|make|keep|show|"

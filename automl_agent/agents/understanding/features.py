@@ -434,6 +434,7 @@ _ABOUT_USE = (r"\b(?:us(?:e|es|ed|ing)|want|include|including|consider\w*|take|n
               r"|^\s*no\s+[\w-]+(?:\s+[\w-]+)?\s*,\s*(?:and\s+)?no\s+")
 _SEGMENT = rf"[.;!?]\s+|[.;!?]$|{CLAUSE_BREAK}|,\s*(?:and|also|as well)\b|{BOUND_AHEAD}"
 _LIMITERS = r"\b(?:only|just|solely|exclusively|purely)\b"
+_VERB_OF_A_CLAUSE = r"\b(?:is|are|was|were|be|should|must|will|would|can|could|may|might|has|have|had|do|does|did)\b"
 # a clause that adds to the list the one before it left out (', as well' is a cut: 'as' is what is left of it)
 _ADDS = r"^\s*(?:and\s+)?(?:also|as well as|as|plus)\b"
 
@@ -481,18 +482,29 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
     columns = [c for c in profile.columns if c.name != target and (len(c.name) >= 3 or _code_like_name(c.name))]
     found = NegatedInputs()
     start = 0
-    about_use = False
+    about_use = used_before_reason = False
+    opened_by = ""
     cuts = [c for c in re.finditer(_SEGMENT, text) if text.count("(", 0, c.start()) <= text.count(")", 0, c.start())]
     for cut in [*cuts, None]:  # a list in parentheses is one clause: 'must stay out (how long they were followed, and ...)'
         end = cut.start() if cut else len(text)
         clause, clause_at = text[start:end], start
         start = cut.end() if cut else len(text)
+        opener, opened_by = opened_by, cut.group(0) if cut else ""
         benign = [(m.start(), m.end()) for m in re.finditer(_NOT_ABOUT_USE, clause)]
         cues = [m for m in re.finditer(_NEGATION, clause) if not any(a <= m.start() < b for a, b in benign)]
         # "don't use drive_desc, ..., and also not the class of the car": the clause goes on with the one before
-        goes_on = about_use and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b", clause))
+        # ('do not use county and year, they are only identifiers, and also not density': across the reason between)
+        goes_on = (about_use or used_before_reason) and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b",
+                                                                        clause))
         # 'keep the calendar out of it (date, year), and also the precip and events fields': the list goes on
         adds_to = about_use and not cues and bool(re.match(rf"{_ADDS}\s+(?:the\s+)?\w", clause))
+        # ('two columns have to stay out: A, because it leaks, and the B score, which ...': after the reason the list
+        # goes on, where what follows 'and' is a short noun phrase)
+        adds_to = adds_to or (used_before_reason and not cues and re.search(r"\band\s*$", opener) is not None
+                              and len(clause.split()) <= 5 and not re.search(_VERB_OF_A_CLAUSE, clause))
+        a_reason = not cues and bool(re.match(r"\W*(?:they|it|which|because|since|those|these)\b",
+                                              opener.strip(" ,") + " " + clause.strip()))
+        used_before_reason = a_reason and (about_use or used_before_reason)
         about_use = bool(cues) and (bool(re.search(_ABOUT_USE, clause)) or goes_on)
         if adds_to:
             listed = re.split(_REASON, re.sub(_ADDS, " ", clause), maxsplit=1)[0]

@@ -411,6 +411,9 @@ def _learner_english(text: str) -> str:
                   flags=re.IGNORECASE)
     text = re.sub(r"\bmore\s+(?:big|large|high|great|good)\s+than\b", "more than", text, flags=re.IGNORECASE)
     text = re.sub(r"\bmore\s+(?:small|low|little)\s+than\b", "less than", text, flags=re.IGNORECASE)
+    # 'atleast 60%', 'lessthan 5': the words of a bound written together
+    text = re.sub(r"\b(at)(least|most)\b|\b(less|more|fewer|lower|higher)(than)\b",
+                  lambda m: " ".join(g for g in m.groups() if g), text, flags=re.IGNORECASE)
     text = re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
     # 'smaller as 7 dollar': 'as' for 'than', as German and Dutch speakers say it
     text = re.sub(r"\b(smaller|bigger|less|more|lower|higher|greater|fewer|better|worse)\s+as\s+(?=[$€£]?\d)", r"\1 than ",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from . import rx as re  # the re functions over a larger compile cache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -26,7 +26,8 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, RELATIVE_NOT,
                       TARGET_VERBS, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, stem, tokens)
+                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, shortens, stem,
+                    tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -133,9 +134,21 @@ def word_matches(token: Token, word: str, word_stem: str) -> bool:
         return True
     if len(word_stem) >= 4 and len(token.stem) >= 4 and (_extends(token.stem, word_stem) or _extends(word_stem, token.stem)):
         return True
-    # a typo keeps the first letter and most of the rest ('chrun', 'dimonds'); 'height' is not 'weight'
+    # a typo keeps the first letter and most of the rest ('chrun', 'dimonds'); 'height' is not 'weight', and a word
+    # of its own is no typo ('prison' is not 'person')
     return (len(word) >= 5 and len(token.text) >= 5 and token.text[0] == word[0]
-            and fuzz.ratio(token.text, word) >= 80)
+            and fuzz.ratio(token.text, word) >= 80 and not _another_word(token.text, word))
+
+
+def _another_word(said: str, word: str) -> bool:
+    """Two English words that are not one word spelt two ways ('colors' is 'colour')."""
+    vocabulary = english_vocabulary()
+    return bool(vocabulary) and said in vocabulary and word in vocabulary \
+        and _american(stem(said)) != _american(stem(word)) and stem(_american(said)) != stem(_american(word))
+
+
+def _american(word: str) -> str:
+    return re.sub(r"our(?=s?$)", "or", re.sub(r"([iy])s(?=(?:e|ed|es|ing)?$)", r"\1z", re.sub(r"tre$", "ter", word)))
 
 
 def _phrase_at(phrase: tuple[str, ...], toks: list[Token], i: int) -> list[Token] | None:
@@ -248,7 +261,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         rest = re.split(r"[.;?!]", text[m.end():])[0]
         features.append((m.end(), m.end() + len(rest)))
     # "X and Y go in; Z comes out", "X as inputs"
-    for m in re.finditer(r"([^.;:]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
+    for m in re.finditer(r"([^.;:?!]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
                          text):
         features.append((list_start(text, m.start(1), m.end(1)), m.end(1)))
     # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
@@ -302,6 +315,10 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
                          r"((?:[\w.-]+\s+)?[\w.-]+)\s+(?:prediction\s+|forecasting\s+|classification\s+|regression\s+)?"
                          r"(?:model|classifier|predictor|regressor|forecaster|forecast)s?\b", text):
         target.append((m.start(1), m.end(1)))
+    # 'in this file that outcome is the right-censoring indicator': the writer says which column what is asked is
+    # ('the quantity i'm after is how many chronic conditions each person has')
+    target += _spans(text, r"(?:that|this|the|my|our)\s+(?:outcome|target|label|quantity|answer)(?:\s+(?:i'm|i am|we're|we "
+                           r"are)\s+(?:after|interested in))?\s+(?:is|=|:)", 8)
     return {"target": target, "features": features, "negated": negated, "subject": subject, "unit": unit}
 
 
@@ -369,6 +386,8 @@ def _abbreviates(word: str, said: str, parts) -> bool:
     visibility; short ones only inside a longer name ('Loan_Amt' for amount)."""
     if word.endswith("s") and len(word) >= 4 and said.endswith("s"):  # 'Apps' for applications
         word = word[:-1]
+    if compact(word) and len(word) >= 3 and said.isalpha() and shortens(word, said) and said[-1] == word[-1]:
+        return True  # a name written without its vowels: 'hgt' for height, 'wgt' weight, 'pct' percent
     if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
         return False
     vocabulary = english_vocabulary()
@@ -451,6 +470,13 @@ def spelled_out(name: str) -> str | None:
     return " ".join(words).lower() if len(words) >= 3 and "".join(words) == name else None
 
 
+# verbs that carry no meaning of their own start no name ('doing a project' is no 'dp', 'were followed' no wfed)
+_LIGHT_VERBS = {"doing", "making", "having", "getting", "going", "using", "taking", "giving", "being", "trying", "looking",
+                "putting", "keeping", "letting", "seeing", "running", "working", "is", "are", "was", "were", "be",
+                "been", "has", "have", "had", "do", "does", "did"}
+_NO_RUN_START = STOPWORDS | _LIGHT_VERBS
+
+
 def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -475,6 +501,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 run = content[i:i + len(name) - 1]
                 initials = "".join(t.text[0] for t in run)
                 if len(run) >= 2 and run[-1].start - run[0].end <= 12 * len(run) and name[1:] == initials \
+                        and run[0].text not in _LIGHT_VERBS \
                         and not any(e.start == run[0].start for e in out):
                     out.append(_Evidence(column.name, 0.7, "words", " ".join(t.text for t in run), run[0].start,
                                          run[-1].end))
@@ -486,9 +513,12 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 run = toks[i:i + n]
                 # one small word may stand inside ('out of work' spells outwork), never at either end
                 inner = [t for t in run[1:-1] if t.text in STOPWORDS]
+                # ('workers in each county' is a grouping, no name wcon)
                 said = [t for t in run if t.text not in STOPWORDS]
-                if len(run) == n and len(said) >= 2 and run[0].text not in STOPWORDS and run[-1].text not in STOPWORDS \
+                if len(run) == n and len(said) >= 2 and run[0].text not in _NO_RUN_START \
+                        and run[-1].text not in STOPWORDS \
                         and len(inner) <= (2 if n == 4 else 1) and run[-1].start - first.end <= 12 * n \
+                        and not any(t.text in {"each", "every", "per"} for t in inner) \
                         and abbreviates_phrase(column.name, [t.text for t in said]) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
@@ -537,7 +567,31 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             score = 0.85 if len(hits) >= 2 else 0.25
             out.append(_Evidence(column.name, score, "values", " / ".join(v for v, _, _ in hits),
                                  min(a for _, a, _ in hits), max(b for _, _, b in hits)))
+    out = _dated(column.name, text, out)
     return [e for e in out if not _names_the_data(e.words.lower(), text, e.start)]
+
+
+_NAME_YEAR = re.compile(r"(?<=[A-Za-z._])((?:19|20)\d\d|\d\d)$")
+_SAID_YEAR = r"(?<![\w.])(?:(?:19|20)(\d\d)|'(\d\d))(?![\w.])"
+
+
+def _dated(name: str, text: str, evidence: list[_Evidence]) -> list[_Evidence]:
+    """'the height in September 1997' is Hgt97, not Hgt96: where a name ends in a year and the words that say it
+    come with a year in the same clause, the same year is stronger evidence and another year weaker."""
+    year = _NAME_YEAR.search(name)
+    if year is None:
+        return evidence
+    dated = []
+    for e in evidence:
+        before = re.split(r"[.;:,!?()]", text[max(0, e.start - 25):e.start])[-1]
+        after = re.split(r"[.;:,!?()]", text[e.end:e.end + 40])[0]
+        # the nearest year said ('the height in 1997 from the 1996 measurements' dates the height 1997)
+        said = sorted([(len(before) - m.end(), m.group(1) or m.group(2)) for m in re.finditer(_SAID_YEAR, before)]
+                      + [(m.start(), m.group(1) or m.group(2)) for m in re.finditer(_SAID_YEAR, after)])
+        if said:
+            e = replace(e, score=min(1.0, e.score + 0.05) if said[0][1] == year.group(1)[-2:] else e.score * 0.5)
+        dated.append(e)
+    return dated
 
 
 def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
