@@ -57,7 +57,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout26": Path(__file__).with_name("instructions_holdout26.yaml"),
            "holdout27": Path(__file__).with_name("instructions_holdout27.yaml"),
            "holdout28": Path(__file__).with_name("instructions_holdout28.yaml"),
-           "holdout29": Path(__file__).with_name("instructions_holdout29.yaml")}
+           "holdout29": Path(__file__).with_name("instructions_holdout29.yaml"),
+           "holdout30": Path(__file__).with_name("instructions_holdout30.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

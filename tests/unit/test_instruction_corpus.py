@@ -64,7 +64,10 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 # those, 3/12 with 3 silent wrong ('whether the respondent thinks abortion should be banned' read as leaving abortion
 # out, 'after' as the After2004 target, the flock's ID as the distance from the flock), then 12/12; holdout28,
 # written after those, 5/12 with 3 silent wrong ('Drop Row/Col' read as rows, 'everyone who was not hospitalised
-# died' leaving the target out, 'anything under 145 is acceptable' a floor), then 11/12 with none.
+# died' leaving the target out, 'anything under 145 is acceptable' a floor), then 11/12 with none; holdout29, written
+# after those, 2/12 with 7 silent wrong ('back in prison' read as the person column, 'doing a project' spelling idp,
+# 'workers in each county' wcon), then 7/12 with none; holdout30, written after those, 3/12 with 1 (a heading of inputs
+# in parentheses ignored), then 7/12 with none.
 # holdout7 allows one
 # more: h7nn01 now differs only by the metric its brief set for a three-class target (f1; the default is accuracy)
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.55,
@@ -73,14 +76,15 @@ FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "ho
                         "holdout18": 0.75, "holdout19": 0.4, "holdout20": 0.9,
                         "holdout21": 0.55, "holdout22": 0.65, "holdout23": 0.7,
                         "holdout24": 0.7, "holdout25": 0.9, "holdout26": 0.8,
-                        "holdout27": 0.95, "holdout28": 0.9}
+                        "holdout27": 0.95, "holdout28": 0.9, "holdout29": 0.55, "holdout30": 0.55}
 # runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
 # never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
 SILENT_WRONG_CEILINGS = {"holdout7": 5, "holdout8": 4, "holdout9": 2, "holdout10": 4, "holdout11": 2, "holdout12": 4,
                          "holdout13": 1, "holdout14": 1, "holdout15": 0,
                          "holdout16": 2, "holdout17": 2, "holdout18": 1, "holdout19": 1, "holdout20": 1,
                          "holdout21": 1, "holdout22": 1, "holdout23": 2, "holdout24": 0,
-                         "holdout25": 0, "holdout26": 1, "holdout27": 0, "holdout28": 0}
+                         "holdout25": 0, "holdout26": 1, "holdout27": 0, "holdout28": 0, "holdout29": 0,
+                         "holdout30": 0}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))

@@ -57,7 +57,8 @@ _RESTRICT_OPENERS = (
     rf"\b(?:limit|restrict|limited|restricted|confine|confined)\b[^.;:]{{0,40}}?\bto\b{LEAD_IN}",  # 'limit the features to'
     rf"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!'s )\bnothing (?:but|except|other than|else than)\b{LEAD_IN}",  # not 'X is nothing but Y'
     # 'Predictors: tenure, contract', '* allowed inputs: cc, attach'
-    rf"(?:^|[.;!?]\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
+    # ('(Inputs: a, b and c, nothing more; ...)': a heading may open parentheses)
+    rf"(?:^|[.;!?]\s*|\(\s*|\n\s*[-*\u2022]?\s*|\b(?:with|and)\s+)(?:the\s+)?(?:(?:allowed|permitted|usable|available|"
     rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
     r"(?:\s*,?\s*(?:(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following)|"
     r"in (?:this|that|the following|no particular|any) order))?\s*:\s*",  # 'inputs, exactly these:', 'inputs, in this order:'
@@ -99,7 +100,10 @@ ITEM_CLAUSES = (rf",\s*(?:{_CLAUSE_WORDS_BUT_IF}|if(?!\s+(?:he|she|they|the pers
                 rf"have)\b)|what|how(?!\s+(?:many|much|long|old|often|far|big|large|tall|heavy|high)))\b|{_AND_THEN_VERB}")
 # ', F1 >= .6', ', latency < 20 ms': what follows the comma is a bound, not one more column
 BOUND_AHEAD = r",\s*(?=(?:[\w%]+(?:-[\w%]+)*\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)"
-LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|,\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
+# (', nothing fancy': a remark on the model after the list)
+LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|"
+            r",\s*nothing\s+(?:fancy|complicated|complex|special|elaborate|sophisticated)\b|"
+            rf",\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"

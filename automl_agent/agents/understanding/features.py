@@ -196,6 +196,13 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         group = _counted_group(2 if counted.group(1) == "both" else int(counted.group(1)), counted.group(2), columns)
         if group:
             return group, True
+    numbered = re.fullmatch(r"(?:the\s+)?([a-z]{3,})\s+(?:number|no|nr)", bare)
+    if numbered and numbered.group(1) not in STOPWORDS:  # 'the patient number' is its identifier: pid, patient_id
+        noun = numbered.group(1)
+        by_id = [c.name for c in columns if c.name.lower().endswith("id")
+                 and (start := c.name.lower()[:-2].rstrip("_")) and noun.startswith(start)]
+        if len(by_id) == 1:
+            return by_id, False
     names = {c.name.lower(): c.name for c in columns}
     initials = "".join(w[0] for w in bare.split() if w not in STOPWORDS)
     by_initials = [c.name for c in columns if len(initials) >= 2 and c.name.lower() == initials]
@@ -212,8 +219,8 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
         # ('the number of baths' is baths, not nbh: a word that is a column's whole name is that column, unless the name
-        # spelled ends with it, as 'log price' spells lprice)
-        whole = {w for w in words if w in names and names[w] != spelled[0] and not spelled[0].lower().endswith(w)} \
+        # spelled ends with it, as 'log price' spells lprice; only the phrase's head: 'the school's gender' is schgend)
+        whole = {w for w in words[-1:] if w in names and names[w] != spelled[0] and not spelled[0].lower().endswith(w)} \
             if len(spelled) == 1 else set()
         if len(spelled) == 1 and not whole:  # 'body weight' for Bwt
             return spelled, False
@@ -320,7 +327,9 @@ def _about_inputs(chunk: str) -> bool:
 
 def plain(instruction: str) -> str:
     """The instruction as the rules read it: lower case, number words as digits, 'w/' as 'with'."""
-    return expand_shorthand(normalise(instruction))
+    # ('both of the follow-up columns' is 'both the follow-up columns')
+    return re.sub(r"\bboth\s+of\s+(?=the\b|these\b|those\b|its\b|their\b)", "both ",
+                  expand_shorthand(normalise(instruction)))
 
 
 def decide_features(instruction: str, profile: DataProfile, target: str | None) -> FeatureChoice:
@@ -527,7 +536,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                       for m in re.finditer(_LIMITERS, clause[:cues[0].start()]))
         said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
-        listed_part = re.split(_REASON, span, maxsplit=1)[0]  # 'X, because they give it away': not a referent
+        listed_part = re.split(_REASON, _without_colon_reason(span), maxsplit=1)[0]  # 'X, because they give it away'
         lone = not said_after and _stands_alone(cues[0].group(0), clause[:cues[0].start()])
         if (lone or re.match(rf"{_PRONOUN_LIST}\b", after) or (re.search(rf"\b(?:{_PRONOUN_WORDS})\b", listed_part)
                                                                 and not _names_in(listed_part, profile))) and not limited:
@@ -545,6 +554,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 if not _names_in(before, profile):
                     before = text[_sentence_starts(text, clause_at)[1]:clause_at] + " , " + before
                 span = before + " , " + after
+        span = _without_colon_reason(span)
         said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
@@ -582,6 +592,16 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                              and not (target and target.lower() in u.split("(")[0].lower())
                              and u not in found.unresolved]
     return found
+
+
+def _without_colon_reason(span: str) -> str:
+    """'the patient number and the vital-status flag: durations and death are only recorded after the fact' -> 'the
+    patient number and the vital-status flag': a colon after the list opens its reason, a sentence of its own (a
+    colon before a list, 'these: A, B and C', is a heading and stays)."""
+    head, colon, rest = span.partition(": ")
+    if colon and re.search(r"\w", head) and re.search(_VERB_OF_A_CLAUSE, re.split(r"[,;]", rest)[0]):
+        return head
+    return span
 
 
 def _nearest(unresolved: str) -> list[str]:

@@ -174,6 +174,11 @@ _LEXICON: dict[str, dict[str, str]] = {
         "nicht": "not", "ob": "whether", "ist": "is", "sind": "are", "vorhersagt": "predicts",
         "vorhergesagt": "predicted", "ein": "a", "eine": "a", "einen": "a", "im": "in the", "ich möchte": "i want to",
         "möchte": "want to", "soll": "should", "sollte": "should",
+        # ('das normierte Prüfungsergebnis', 'Schülerinnen und Schüler', 'die beiden Kennnummern')
+        "normierte": "normalized", "normierten": "normalized", "normiert": "normalized", "normalisierte": "normalized",
+        "prüfungsergebnis": "exam score", "prüfungsergebnisse": "exam scores", "prüfung": "exam", "prüfungen": "exams",
+        "schülerinnen und schüler": "students", "schüler": "students", "schülerin": "student", "schülerinnen": "students",
+        "kennnummer": "identifier", "kennnummern": "identifiers",
         "verwendet": "used", "benutzt": "used", "genutzt": "used", "nicht länger als": "no longer than",
         "länger als": "longer than", "darf": "may", "dürfen": "may", "dauern": "take", "dauert": "takes",
         "hängt": "depends", "hängen": "depend", "werden": "be", "bleiben draußen": "stay out", "bleibt draußen": "stays out", "draußen": "out", "bleiben": "stay",
@@ -364,6 +369,7 @@ def _numbers_as_written(text: str, lang: str) -> str:
     # '$15k', '12.5K', '2m rows': thousands and millions written with a letter
     text = re.sub(r"(?<![\w.])([$€£]?)(\d+(?:\.\d+)?)\s?([kK]|[mM](?=\s*(?:dollars|euros|pounds|rows|records|\$|€|£)))\b(?!\s*(?:m|ms|g|b|w|wh|hz)\b)",
                   lambda m: m.group(1) + f"{float(m.group(2)) * (1e3 if m.group(3).lower() == 'k' else 1e6):g}", text)
+    text = re.sub(r"(\d)\s*(?:percent|per\s+cent)\b", r"\1%", text, flags=re.IGNORECASE)  # '55 percent right'
     return re.sub(r"(\d)\s+%", r"\1%", text)
 
 
@@ -474,14 +480,16 @@ def _learner_english(text: str) -> str:
 # what a bound's own clause says of the models on its side: taken, not refused
 _ACCEPTED = (r"\b(?:is|are|would be|will be|'s)\s+(?:(?!not\b|never\b|hardly\b)\w+\s+)?(?:acceptable|fine|ok|okay|good|great|enough|sufficient|"
              r"welcome|accepted|a pass|passing)\b|\b(?:passes|will do|works|would do)\b")
-_SHARE_BOUND = r"(?:(?:in|on|for)\s+)?(?P<bound>at least|more than|over|above|at most|less than|under|below)?\s*"
+_SHARE_BOUND = (r"(?:(?:in|on|for)\s+)?(?P<bound>at least|more than|better than|over|above|at most|less than|under|"
+                r"below)?\s*")
 
 
 def _right_share(text: str) -> str:
     """'right at least 85 % of the time', 'classifies 9 out of 10 rows correctly' (a share by then): a share of right
     answers is an accuracy, and one said with no bound word is a floor."""
     def accuracy(m: re.Match) -> str:
-        return f"accuracy {m.group('bound') or 'at least'} {m.group('share')}"
+        bound = {"better than": "more than"}.get((m.group("bound") or "").lower(), m.group("bound") or "at least")
+        return f"accuracy {bound} {m.group('share')}"
 
     share = r"(?P<share>\d+(?:\.\d+)?\s?%)"
     text = re.sub(rf"\b(?:right|correct|accurate)\s+{_SHARE_BOUND}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
@@ -635,7 +643,11 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
             verb = re.search(r"\b(?:from|using|use|with|on|by|given|based on)\s*$", before, flags=re.IGNORECASE)
             return before + ("only " if verb else "") + ", ".join(names[i.lower()] for i in items)
         joined_inside = re.search(r"^(.*\b(?:and|or))\s+(.+)$", description)
-        if joined_inside and joined_inside.group(2).strip().lower() not in names:
+        parts = _listed(re.sub(r"\b(?:the|a|an|its|their)\b", " ", description))
+        # ('the general price index and the freezing days (ppi, fdd)': one name for each part, none of them a name
+        # itself, restates the whole list)
+        each_restated = len(parts) == len(items) >= 2 and not any(p.lower() in names for p in parts)
+        if joined_inside and joined_inside.group(2).strip().lower() not in names and not each_restated:
             # 'except state and the four charge columns (a, b, c, d)': the description is what follows 'and'
             cut += len(joined_inside.group(1))
             description = before[cut:]

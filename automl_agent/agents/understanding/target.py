@@ -315,6 +315,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
                          r"((?:[\w.-]+\s+)?[\w.-]+)\s+(?:prediction\s+|forecasting\s+|classification\s+|regression\s+)?"
                          r"(?:model|classifier|predictor|regressor|forecaster|forecast)s?\b", text):
         target.append((m.start(1), m.end(1)))
+    # 'a regression of the orange juice price using ...': what a model is of
+    target += _spans(text, r"(?:regression|classification|classifier|forecast|prediction|predictor)\s+(?:of|for)", 8,
+                     stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
     # 'in this file that outcome is the right-censoring indicator': the writer says which column what is asked is
     # ('the quantity i'm after is how many chronic conditions each person has')
     target += _spans(text, r"(?:that|this|the|my|our)\s+(?:outcome|target|label|quantity|answer)(?:\s+(?:i'm|i am|we're|we "
