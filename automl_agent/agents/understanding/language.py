@@ -610,6 +610,11 @@ _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*
 _KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside)\b"
 
 
+# plurals that stand for several columns at once ('the logged copies', 'the three readings')
+_COLUMN_PLURALS = (r"copies|versions|columns|fields|variables|measures|measurements|features|inputs|ones|scores|logs|"
+                   r"indicators|flags|dummies|readings|values|counts|rates|shares|figures|items|predictors|attributes")
+
+
 def _listed(words: str) -> list[str]:
     """The items of a short list, without quotes: 'a, b and c' -> ['a', 'b', 'c']."""
     return [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", words) if i.strip().strip("`'\"")]
@@ -646,7 +651,9 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
         parts = _listed(re.sub(r"\b(?:the|a|an|its|their)\b", " ", description))
         # ('the general price index and the freezing days (ppi, fdd)': one name for each part, none of them a name
         # itself, restates the whole list)
-        each_restated = len(parts) == len(items) >= 2 and not any(p.lower() in names for p in parts)
+        # (but 'the reading pass rate and the logged copies (lpupils, lexpend)': a plural of columns holds them alone)
+        each_restated = len(parts) == len(items) >= 2 and not any(p.lower() in names for p in parts) \
+            and not re.search(rf"\b(?:{_COLUMN_PLURALS})\s*$", description, re.I)
         if joined_inside and joined_inside.group(2).strip().lower() not in names and not each_restated:
             # 'except state and the four charge columns (a, b, c, d)': the description is what follows 'and'
             cut += len(joined_inside.group(1))
