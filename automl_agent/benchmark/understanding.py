@@ -191,20 +191,16 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
                       silent_wrong=got["outcome"] == "ok" and not understood)
 
 
-def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS,
-               tables: dict[str, tuple[Any, DataProfile]] | None = None) -> list[CaseResult]:
-    """Every case of a corpus through INIT; `tables` holds the tables read so far, by reference, and may be shared
-    by several corpora (each table is read and profiled once: half the time of a corpus otherwise)."""
+def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Path = CORPUS) -> list[CaseResult]:
+    """Every case of a corpus through INIT; each table is read and profiled once per process (read_table's cache),
+    whichever corpus asks for it first."""
     from ..agents.brains.base import RecordingBrain, Transcript
     from ..agents.brains.factory import make_brain
 
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
-    tables = {} if tables is None else tables
     for case in cases or load_cases(corpus):
-        if case["data"] not in tables:
-            tables[case["data"]] = read_table(case["data"])
-        frame, profile = tables[case["data"]]
+        frame, profile = read_table(case["data"])
         got = understand(brain, case["text"], profile.model_copy(deep=True), case.get("flag_target"), frame.copy())
         results.append(score(case, got))
     return results

@@ -16,8 +16,7 @@ FLOORS = {"main": 0.97, "holdout": 0.95, "holdout2": 0.95, "holdout3": 0.9}
 
 @pytest.fixture(scope="module")
 def results():
-    tables: dict = {}  # a table several corpora use is read once
-    return {name: run_corpus("offline", corpus=path, tables=tables) for name, path in CORPORA.items()}
+    return {name: run_corpus("offline", corpus=path) for name, path in CORPORA.items()}
 
 
 def test_the_corpora_are_large_and_varied():
