@@ -29,9 +29,9 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
     ("<", r"under|below|less than|lower than|smaller than|fewer than|faster than|shorter than|quicker than|<"),
     (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
 )
-_AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at most|or smaller", "<="),
+_AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at (?:the )?(?:very )?most|or smaller", "<="),
           # ('0.42 min/mile' is a pace)
-          (r"or (?:more|higher|better|above|greater)|at least|min(?:imum)?\b(?!\s*(?:/|per\b))|or over|\+(?![\d.])", ">="))
+          (r"or (?:more|higher|better|above|greater)|at (?:the )?(?:very )?least|min(?:imum)?\b(?!\s*(?:/|per\b))|or over|\+(?![\d.])", ">="))
 _GAP = r"[^.\d]{0,40}?"
 
 
@@ -265,13 +265,24 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
         if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
             op = "<="  # 'Time limit: 8 minutes'
-        window = before + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]  # not the next clause's words
+        if op is None and re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
+                                    r"(?:up\s+to\s+|about\s+|roughly\s+)?$", clause):
+            op = "<="  # 'give it ten minutes': what it is given is what it may take
+        # this sentence's words only: 'Predict the price. Give it ten minutes' asks no prediction in ten minutes
+        window = re.split(r"[.;!?](?:\s|$)", before)[-1] + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]
         # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap', '10 min budget'
         of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (
             unit not in _SHORT_UNITS
             and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)
             and re.match(rf"\s+(?:(?:{_TRAINING_WORDS})\s+)?(?:budget|limit|cap)\b", text[m.end():]))
-        if of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
+        # 'just keep it to half an hour', 'keep the run under 2 hours': what the whole job is held to
+        kept_to = re.search(r"\b(?:keep|hold|limit|cap)\s+(?:it|this|things|everything|the\s+(?:training|run|search|job|"
+                            r"whole thing|fit|fitting))\s+(?:to|at|under|below|within|inside)\s+(?:about\s+|roughly\s+)?$",
+                            clause)
+        if kept_to and not re.search(rf"\b(?:{_LATENCY_WORDS})", window):
+            op = op or "<="
+            name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
+        elif of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
             op = _op_after(text[m.end() + of_training.end():][:16]) or op or "<="
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
         elif re.search(rf"\b(?:{_TRAINING_WORDS})", clause) and not (

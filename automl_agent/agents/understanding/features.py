@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE_NOT, heading_length, input_spans,
                       list_after)
-from .target import NOT_TARGETS, column_mentions, word_matches
+from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
                     letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens)
 
@@ -47,7 +47,12 @@ _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^
                   # 'the player's name is out too'
                   r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?out(?=\s*(?:too|as well|also)?\s*(?:[.;,!]|$))"
                   r"|(?:is|are)\s+(?:therefore\s+|thus\s+|also\s+)?(?:off[- ]limits|not allowed|forbidden|banned|taboo|"
-                  r"off the table|out of bounds|not to be used|not an? (?:input|feature)s?)"
+                  r"off the table|out of bounds|not to be used|not an? (?:input|feature)s?|"
+                  # 'the price index and the degree-day count are not needed here'
+                  r"not (?:needed|necessary|required|wanted|relevant)|unnecessary|unneeded|irrelevant)"
+                  # 'the other shares I do not want inside'
+                  r"|(?:i|we)\s+(?:do not|don't|dont)\s+want(?=\s*(?:inside|in\s+(?:it|there|the model)|included|used)?\s*"
+                  r"(?:[.;,!]|$))"
                   r"|sits?\s+(?:this\s+(?:one|1)\s+|it\s+)?out"
                   # 'so they must be removed'
                   r"|(?:must|should|has to|have to|need to|needs to|are to|is to)\s+be\s+(?:removed|dropped|excluded|left out|"
@@ -174,6 +179,17 @@ def _head_unsaid(words: list[str]) -> list[str]:
     return words[:-1] if len(words) >= 3 or (words and words[-1] in _MEASURE_KINDS) else []
 
 
+def _duration_until(event: str, columns: list[ColumnProfile]) -> list[str]:
+    """'the time-to-relapse column' is how long until the relapse came (edrel), not whether it came (rel): of the
+    columns of many values, the one whose name holds the event's column name or spells '<event> time' (rtime)."""
+    flags, _ = _columns_for(event, columns)
+    stems = [f.lower() for f in flags]
+    found = [c.name for c in columns if c.name not in flags and c.kind == "numeric" and c.n_unique > 2
+             and (any(len(s) >= 3 and s in c.name.lower() for s in stems)
+                  or abbreviates_phrase(c.name, [event, "time"]))]
+    return found if len(found) == 1 else []
+
+
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
     """The columns one list item names, and whether it names a group on purpose: the exact name, several exact names
     without commas ('x y z'), a kind ('the numeric columns'), or the column whose name its words say best. Several
@@ -182,6 +198,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
+    quoted = re.fullmatch(r"[^'\"]*?\s['\"\u2018\u201c]([\w .-]+?)['\"\u2019\u201d]?", bare)
+    if quoted:  # 'the catch-all "other"': the word in quotes is the name the item gives
+        named, group = _columns_for(quoted.group(1), columns)
+        if len(named) == 1:
+            return named, group
     rate = re.fullmatch(r"(.+?)\s+per\s+(?:\d+\s+|a\s+|one\s+|each\s+|thousand\s+|hundred\s+)?[\w-]+", bare)
     if rate:  # 'spending per pupil' is the spending, whatever column the pupils have
         named, group = _columns_for(rate.group(1), columns)
@@ -191,6 +212,10 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         joined, group = _columns_for(re.sub(r"(?<=[a-z])-(?=[a-z])", "", bare), columns)
         if len(joined) == 1:
             return joined, group
+    until = re.fullmatch(r"(?:the\s+)?(?:time|days|weeks|months|years|duration|delay|interval)[\s-]+(?:to|until|till|"
+                         r"before)[\s-]+(?:the\s+|a\s+)?([a-z]+)(?:\s+(?:column|variable|field|time|duration))?", bare)
+    if until and (duration := _duration_until(until.group(1), columns)):
+        return duration, False
     counted = re.fullmatch(r"(?:(?:the|all)\s+)?(\d+|both)\s+(.+)", bare)  # 'both race fields'
     if counted:
         group = _counted_group(2 if counted.group(1) == "both" else int(counted.group(1)), counted.group(2), columns)
@@ -226,6 +251,11 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             return spelled, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
+    if len(content) == 2:  # 'the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure)
+        by_synonym = {c.name for i in range(2) for other in concept_synonyms(content[i]) for c in columns
+                      if abbreviates_phrase(c.name, [other if k == i else w for k, w in enumerate(content)])}
+        if len(by_synonym) == 1:
+            return list(by_synonym), False
     for kind, pattern in _KIND_WORDS.items():
         if re.fullmatch(rf"(?:all\s+)?(?:the\s+)?(?:{pattern})(?:\s+ones)?", bare):
             return [c.name for c in columns if (c.kind == "numeric") == (kind == "numeric") and usable_kind(c)], True
@@ -257,6 +287,15 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     covering = [c.name for c in columns if said and all(_name_says(c.name, t) for t in said)]
     if len(covering) == 1:
         return covering, False
+    # 'the food share' for wfood: a letter or two that stand for the measure, then the thing measured, whole or
+    # shortened ('the transport share' wtrans); the thing alone in a list of such things ('food, fuel, clothes')
+    measured = content[0] if (len(content) == 2 and content[1] in _MEASURE_KINDS) or len(content) == 1 else ""
+    if measured and measured not in _KINDS and len(measured) >= 4:
+        lettered = [c.name for c in columns if c.name.isalpha() and any(
+            (rest := c.name.lower()[k:]) == measured or (len(rest) >= 4 and measured.startswith(rest))
+            or (len(content) == 2 and len(rest) >= 3 and shortens(rest, measured)) for k in (1, 2))]
+        if len(lettered) == 1:
+            return lettered, False
     # 'the identifier of the order', 'the order ID': the one identifier column, when the table has one
     if {t.text for t in said} & {"identifier", "identifiers", "id", "ids"}:
         # a column whose name says id first ('idNum' beside a row counter 'rownames'), else any identifier
@@ -599,8 +638,11 @@ def _without_colon_reason(span: str) -> str:
     patient number and the vital-status flag': a colon after the list opens its reason, a sentence of its own (a
     colon before a list, 'these: A, B and C', is a heading and stays)."""
     head, colon, rest = span.partition(": ")
-    if colon and re.search(r"\w", head) and re.search(_VERB_OF_A_CLAUSE, re.split(r"[,;]", rest)[0]):
-        return head
+    said = re.split(r"[,;]", rest)[0]
+    if colon and re.search(r"\w", head) and (re.search(_VERB_OF_A_CLAUSE, said) or re.match(
+            r"\s*(?:they|it|these|those|both|all of them)\b", said) or re.search(
+            r"\b(?:adds?|sums?|totals?|makes?)\s+up\b|\b(?:sums?|adds?)\s+to\b|\b(?:leaks?|gives?\s+away|reveals?)\b", said)):
+        return head  # ('...: they add up to one', '...: the fractions add up to one')
     return span
 
 

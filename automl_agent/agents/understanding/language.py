@@ -421,6 +421,10 @@ def _learner_english(text: str) -> str:
     text = re.sub(r"\b(at)(least|most)\b|\b(less|more|fewer|lower|higher)(than)\b",
                   lambda m: " ".join(g for g in m.groups() if g), text, flags=re.IGNORECASE)
     text = re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+    # 'more then 94%', 'better then 0.8': 'then' for 'than' after a comparative
+    text = re.sub(r"\b(less|more|fewer|lower|higher|smaller|bigger|larger|greater|better|worse|faster|slower|longer|"
+                  r"shorter)\s+then\b(?=\s+(?:[$€£]?\d|an?\b|the\b|one\b|two\b|three\b|four\b|five\b|ten\b))",
+                  r"\1 than", text, flags=re.IGNORECASE)
     # 'smaller as 7 dollar': 'as' for 'than', as German and Dutch speakers say it
     text = re.sub(r"\b(smaller|bigger|less|more|lower|higher|greater|fewer|better|worse)\s+as\s+(?=[$€£]?\d)", r"\1 than ",
                   text, flags=re.IGNORECASE)
@@ -606,8 +610,9 @@ def _bullets(text: str) -> tuple[str, list[str]]:
 # where a description of columns starts, reading back from its parenthesis: 'from the moisture readings (humid, dewp)'
 _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
                       r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which|each|every|"
-                      r"per|for|keep|leave|drop|exclude|ignore|omit|skip|remove|hold|put|set)\b")
-_KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside)\b"
+                      r"per|for|keep|leave|drop|exclude|ignore|omit|skip|remove|hold|put|set|feed|give|include)\b")
+# ('Don't feed it the other five fractions (food, fuel, ...)': a negation before the heading stays with its items)
+_KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside|don't|dont|doesn't|never|nor|without)\b"
 
 
 # plurals that stand for several columns at once ('the logged copies', 'the three readings')
@@ -731,6 +736,9 @@ def _headed_list(m: re.Match, items: list[str], notes: list[str]) -> str:
     # parentheses may give examples or values ('clinical measurements (glucose, ...)', 'bookings (transient / group)')
     head = re.search(rf"\b(?:only|just|solely|exclusively|{'|'.join(NUMBER_WORDS)}|\d+)\s+(?:[a-z-]+\s+){{0,3}}?"
                      r"(?P<noun>[a-z]{3,}s)(?:\s+(?:in|of)\s+[a-z]+)?\s*$", before, re.I)
+    # ("don't feed it the other spending fractions (food, fuel, ...)": what is said not to be used is those items)
+    head = head or re.search(r"\b(?:don't|dont|do not|never|not|without|exclude|excluding|leave out|drop|ignore)\s+"
+                             r"(?:[a-z-]+\s+){0,5}?(?P<noun>[a-z]{3,}s)\s*$", before, re.I)
     if head is None or len(items) < 2 or head.group("noun").lower() in _NOT_PLURAL \
             or any(_NOT_A_GLOSS.search(i) and not re.match(_PLACE_WORD, i) for i in items):
         return m.group(0)
@@ -939,7 +947,8 @@ def _size_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     # 'how big is his family' (asked), and 'how important religion is in their life' (said)
     text = re.sub(rf"{lead}how\s+(?P<adj>{adjectives})\s+(?:is|are|was|were)\s+(?P<what>{_OWNER}[\w-]+){where}{_ITEM_END}",
                   measure, text, flags=re.I)
-    text = re.sub(rf"{lead}how\s+(?P<adj>{adjectives})\s+(?:away\s+)?(?P<what>{_OWNER}[\w-]+(?:\s+[\w-]+)?)\s+"
+    # ('how old the head of household is': whose it is may take a few words)
+    text = re.sub(rf"{lead}how\s+(?P<adj>{adjectives})\s+(?:away\s+)?(?P<what>{_OWNER}[\w-]+(?:\s+[\w-]+){{0,3}}?)\s+"
                   rf"(?:is|are|was|were|gets?|got)\b{where}{_ITEM_END}", measure, text, flags=re.I)
     return text, notes
 
@@ -1111,6 +1120,15 @@ def _strip_accents_marks(text: str) -> str:
 
 
 @lru_cache(maxsize=256)
+def _limit_in_parentheses(text: str) -> tuple[str, list[str]]:
+    """'on income, age and the food share (those four only)' -> '..., nothing else': a parenthesis that restates a
+    list as the whole of it names no column of its own ('Inputs (nothing else): ...' heads the list, and stays)."""
+    count = r"(?:\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|both))?"
+    said = re.sub(rf"\s*\(\s*(?:(?:only|just)\s+(?:those|these|them){count}|(?:those|these|the){count}\s+(?:only|alone)|"
+                  r"(?:and\s+)?nothing\s+(?:else|more)|no\s+others?)\s*\)(?!\s*:)", ", nothing else", text, flags=re.IGNORECASE)
+    return said, ([f"a limit in parentheses read as 'nothing else': {said!r}"] if said != text else [])
+
+
 def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
     """The one form every rule reads: one line, English request words, numbers as digits, formulas as words."""
     rewrites: list[str] = []
@@ -1134,7 +1152,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+    for step in (_limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
                  lambda t: _whether_items(t, columns), lambda t: _size_items(t, columns), _quantity_items,
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),

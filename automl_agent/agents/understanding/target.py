@@ -86,6 +86,14 @@ def concept_groups() -> list[frozenset[str]]:
     return [frozenset(stem(w) for w in group if " " not in w) for group in _concept_file()]
 
 
+@lru_cache(maxsize=4096)
+def concept_synonyms(word: str) -> tuple[str, ...]:
+    """The other single words of the groups a word belongs to: 'spend' -> 'expenditure', 'outlay', ..."""
+    word_stem = stem(word)
+    return tuple(dict.fromkeys(w for group, words in zip(concept_groups(), _concept_file()) if word_stem in group
+                               for w in words if " " not in w and stem(w) != word_stem))
+
+
 @lru_cache(maxsize=1)
 def concept_phrases() -> list[tuple[tuple[str, ...], ...]]:
     """Each group's multi-word phrases as stem sequences ('comes back' -> ('come', 'back')), aligned with
@@ -322,6 +330,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # ('the quantity i'm after is how many chronic conditions each person has')
     target += _spans(text, r"(?:that|this|the|my|our)\s+(?:outcome|target|label|quantity|answer)(?:\s+(?:i'm|i am|we're|we "
                            r"are)\s+(?:after|interested in))?\s+(?:is|=|:)", 8)
+    # 'what i'd like predicted is the fraction ... that goes on drink'
+    target += _spans(text, r"\bwhat\s+(?:i|we)(?:'d|\s+would)?\s+(?:like|want|need|wish)\s+(?:to\s+(?:predict|forecast|"
+                           r"estimate|model|know|see predicted)|predicted|forecast|forecasted|estimated|modell?ed)\s+is", 12)
     return {"target": target, "features": features, "negated": negated, "subject": subject, "unit": unit}
 
 
@@ -408,8 +419,9 @@ def lettered_word(name: str) -> str | None:
     itself."""
     low = name.lower()
     vocabulary = english_vocabulary()
-    known = low[1:] in vocabulary or any(stem(low[1:]) in group for group in concept_groups())  # 'educ' in meduc
-    if not (name.isalpha() and len(low) >= 5 and known and low not in vocabulary):
+    conceptual = any(stem(low[1:]) in group for group in concept_groups())  # 'educ' in meduc, 'alc' in walc
+    known = low[1:] in vocabulary or conceptual
+    if not (name.isalpha() and (len(low) >= 5 or (len(low) == 4 and conceptual)) and known and low not in vocabulary):
         return None
     return low[1:]
 

@@ -56,6 +56,8 @@ def _lookback_phrases() -> tuple[str, ...]:
     unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
     return (
         rf"\b(?:last|past|previous|preceding|prior|trailing)\s+{_NUMBER_OR_ONE}?\s*(?:{unit})?",
+        # 'the most recent 36 months' (a count after it; 'the 24 most recent' is read below)
+        rf"\b(?:most[- ]recent|latest|newest)\s+{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context|lag)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
@@ -129,3 +131,30 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
     if counted:
         return int(counted.group(1))
     return _steps(m.group(1), m.group(2), step_s)
+
+
+# 'monthly', 'one row per month', 'one observation each quarter': how far apart the rows of a series are, as said
+_CADENCE_SECONDS = {"hourly": 3600, "daily": 86400, "weekly": 604800, "monthly": 2629746, "quarterly": 7889238,
+                    "yearly": 31556952, "annual": 31556952}
+_ROW_WORDS = r"(?:rows?|lines?|records?|observations?|values?|entries|entry|points?|data points?|readings?)"
+
+
+def stated_step_s(instruction: str) -> float | None:
+    """The gap between a series' rows in seconds where the instruction says it ('a monthly series', 'one row per
+    month', 'monthly from January 1950'); None where it says no cadence."""
+    text = normalise(instruction)
+    said = re.search(r"\b(hourly|daily|weekly|monthly|quarterly|yearly|annual)\b", text)
+    if said:
+        return float(_CADENCE_SECONDS[said.group(1)])
+    per = re.search(rf"\b(?:one|an?|1|single)\s+{_ROW_WORDS}\s+(?:per|a|an|each|every|for each)\s+"
+                    r"(hour|day|week|month|quarter|year)\b", text)
+    return float(_SECONDS[per.group(1)]) if per else None
+
+
+def rows_are_the_steps(instruction: str, profile) -> bool:
+    """A table of numbers with no time column is a series in file order when the instruction says how far apart its
+    rows are and asks for the steps after them ('monthly from January 1950 ... the next 12 months'). Without both, a
+    table with no clock stays a table: 'spending over the next 12 months' of a customer table is no series."""
+    columns = profile.columns
+    return bool(columns) and all(c.kind == "numeric" for c in columns) and profile.graph is None \
+        and stated_step_s(instruction) is not None and requested_windows(instruction)[1] is not None

@@ -207,6 +207,9 @@ def _continues(previous: str, word: str) -> bool:
     return value >= 20 and value % 10 == 0 and 0 < NUMBER_WORDS[word] < 10
 
 
+_SHORT_FORMS = {"number": ("no", "nr"), "numbers": ("no", "nr")}
+
+
 def abbreviates_phrase(name: str, words: list[str]) -> bool:
     """'Bwt' abbreviates 'body weight', 'Hwt' 'heart weight', 'CPI' 'consumer price index', 'lvrat' 'loan value
     ratio': every word gives the name its first letter and maybe more of its letters, in order, and nothing of the
@@ -233,6 +236,9 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         word = words[j]
         if i >= len(name) or name[i] != word[0]:
             return False
+        # a short form that does not take the word's letters in order: 'no' and 'nr' for number (seqno)
+        if any(name.startswith(short, i) and fits(i + len(short), j + 1) for short in _SHORT_FORMS.get(word, ())):
+            return True
         # a whole short word, then the next word: 'high' + 'b' + 'p' is highbp, 'mean' + 'min' meanmin
         if j < len(words) - 1 and len(word) <= 5 and name.startswith(word, i) and fits(i + len(word), j + 1):
             return True
