@@ -42,10 +42,11 @@ system-packages:
 demo: setup
 	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv
 
-# two test processes, each test file whole on one of them (a file's tests share its real runs): most of a test's
-# time is waiting for servers to start, so two of them fill two cores
+# each test file whole on one test process (a file's tests share its real runs), longest first (tests/conftest.py,
+# tests/file_seconds.json), never re-sorted by test count; three processes on two cores: most of the suite waits on
+# servers, schedules and budgets (about half a core each)
 test: setup
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not integration and not e2e"

@@ -33,7 +33,7 @@ def shrink(source: Path, target: Path) -> None:
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="automl-shots-") as raw:
         env = {**os.environ, "AUTOML_AGENT_SCREENSHOTS": raw}
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/e2e/test_cli.py", "-k", "chromium",
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/e2e/test_task_types.py", "-k", "chromium",
                                "-p", "no:cacheprovider"], cwd=HERE.parent, env=env)
         OUT.mkdir(exist_ok=True)
         for shot in sorted(Path(raw).glob("*.png")):

@@ -411,7 +411,7 @@ def render() -> str:
     lines += _first_contact_section()
     lines += ["", "## The served model's payload", "",
               "POST /predict with `{\"records\": [...]}` to the Telco churn model's bento, served with an API key "
-              "and an 8 MB limit (checked by `tests/e2e/test_cli.py`). Errors come as JSON with the message.", "",
+              "and an 8 MB limit (checked by `tests/e2e/test_serving.py`). Errors come as JSON with the message.", "",
               "| # | case | HTTP status | message |", "|---|---|---|---|"]
     for i, case in enumerate(PAYLOAD_CASES, len(CASES) + 1):
         lines.append(f"| {i} | {case.what} | {case.status} | {case.message.replace('|', chr(92) + '|') or '-'} |")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -14,6 +15,14 @@ for key, value in {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "GRADIO_ANALYTIC
     os.environ.setdefault(key, value)
 
 DATASETS = Path(__file__).resolve().parents[1] / "automl_agent" / "datasets"
+# seconds per test file, measured (benchmarks/test_file_seconds.py): `make test` gives whole files to its workers in
+# collection order, so the longest go first and none of them starts while the other workers are nearly done
+FILE_SECONDS: dict[str, int] = json.loads(Path(__file__).with_name("file_seconds.json").read_text())
+
+
+def pytest_collection_modifyitems(config, items):
+    position = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda item: (-FILE_SECONDS.get(item.nodeid.split("::")[0], 0), position[id(item)]))
 
 
 @pytest.fixture(scope="session")

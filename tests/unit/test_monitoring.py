@@ -1,5 +1,5 @@
 """The served model's log, its metrics and the drift measure, on their own (the loop through a real server is in
-tests/e2e/test_cli.py)."""
+tests/e2e/test_serving.py)."""
 
 from __future__ import annotations
 
