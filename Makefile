@@ -42,11 +42,11 @@ system-packages:
 demo: setup
 	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv
 
-# each test file whole on one test process (a file's tests share its real runs), longest first (tests/conftest.py,
-# tests/file_seconds.json), never re-sorted by test count; three processes on two cores: most of the suite waits on
-# servers, schedules and budgets (about half a core each)
+# two test processes, each test file whole on one of them (a file's tests share its real runs), longest first
+# (tests/conftest.py, tests/file_seconds.json), never re-sorted by test count. Three processes were tried and were
+# slower: the sandboxed trainings and servers keep both cores busy (load average about 5)
 test: setup
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not integration and not e2e"

@@ -3,7 +3,7 @@
 `make test` hands whole files to its workers longest first (tests/conftest.py reads that file): a long file started
 last keeps one worker busy while the others idle. Refresh it after a test file grows or splits:
 
-    .venv/bin/python -m pytest -q -n 3 --dist loadfile --durations=0 > /tmp/run.log
+    .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=0 > /tmp/run.log
     .venv/bin/python benchmarks/test_file_seconds.py /tmp/run.log
 """
 

@@ -65,7 +65,8 @@ def _op_after(phrase: str) -> str | None:
 
 def _negated_before(text: str, start: int) -> bool:
     before = text[max(0, start - 40):start]
-    return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,]*$", before))
+    # ("I don't need anything fancy: if it gets 30% right ...": a colon ends what the negation says)
+    return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,:!?]*$", before))
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•·–]|\d{1,2}[.)])\s+")

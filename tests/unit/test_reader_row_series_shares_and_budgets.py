@@ -133,3 +133,61 @@ def test_inputs_said_two_ways_that_give_the_model_the_same_columns_score_alike()
     assert score(case, got, ["a", "b", "c", "d", "y"]).understood
     assert not score(case, got, ["a", "b", "c", "d", "e", "y"]).understood
     assert not score(case, got).understood
+
+
+# classes found by the second blind batch holdout32, each on words of its own
+
+
+@pytest.fixture(scope="module")
+def larvae(tmp_path_factory):
+    """Larvae: their stage, mass, intake and frass (wet and dry, raw and logged), assimilation, two yes/no flags."""
+    rng = np.random.default_rng(35)
+    return _saved(tmp_path_factory, "larvae", pd.DataFrame({
+        "Stage": rng.integers(1, 6, N), "Mass": rng.uniform(0.1, 9, N).round(3), "Intake": rng.uniform(0.1, 2, N).round(3),
+        "WetFrass": rng.uniform(0.1, 2, N).round(3), "DryFrass": rng.uniform(0.01, 0.5, N).round(3),
+        "LogIntake": rng.normal(-0.3, 0.3, N).round(3), "Cassim": rng.uniform(0, 1, N).round(3),
+        "LogCassim": rng.normal(-1, 0.3, N).round(3), "Feeding": rng.choice(["Y", "N"], N),
+        "Fgp": rng.choice(["Y", "N"], N)}))
+
+
+@pytest.fixture(scope="module")
+def labs(tmp_path_factory):
+    """Lab values before (.B) and after (.M) treatment in four dose arms."""
+    rng = np.random.default_rng(36)
+    return _saved(tmp_path_factory, "labs", pd.DataFrame({
+        "ALP.B": rng.uniform(40, 120, N).round(1), "ALT.B": rng.uniform(10, 60, N).round(1),
+        "ALP.M": rng.uniform(40, 140, N).round(1), "ALT.M": rng.uniform(10, 90, N).round(1),
+        "TBL.M": rng.uniform(3, 20, N).round(1), "dose": rng.choice(["A", "B", "C", "D"], N)}))
+
+
+def test_a_question_item_keeps_its_verb_and_an_amount_of_several_columns_asks(larvae):
+    got = _read(larvae, "I'd like a model of how much frass each larva produces, based on its mass, its stage and "
+                        "whether it is feeding.")
+    assert got["outcome"] == "ask" and {"WetFrass", "DryFrass"} <= set(got["candidates"])
+
+
+def test_a_family_of_columns_named_by_a_word_inside_their_names(larvae):
+    got = _read(larvae, "Regress LogIntake. Keep out Intake, it is the same number unlogged, and no assimilation "
+                        "columns either.")
+    assert (got["outcome"], got["excluded"]) == ("ok", ["Cassim", "Intake", "LogCassim"])
+
+
+def test_a_misspelt_using_and_a_heading_of_yes_no_columns(larvae):
+    got = _read(larvae, "group the larvae into 5 clusters useing only Mass and Intake, then compare with Stage")
+    assert (got["task"], got["features"]) == ("tabular_clustering", ["Intake", "Mass"])
+    got = _read(larvae, "Predict Stage from Mass, Intake and the two yes/no columns Feeding and Fgp.")
+    assert (got["outcome"], got["features"]) == ("ok", ["Feeding", "Fgp", "Intake", "Mass"])
+
+
+def test_dotted_names_said_not_to_be_used_with_a_reason_after_a_colon(labs):
+    got = _read(labs, "Build a regression for ALP.M from the baseline labs and the dose arm. ALT.M and TBL.M must not "
+                      "be used: they come from the same blood draw as the target.")
+    assert (got["outcome"], got["excluded"]) == ("ok", ["ALT.M", "TBL.M"])
+
+
+def test_groups_a_column_names_and_a_share_put_in_the_right_group(labs):
+    got = _read(labs, "Could a model tell which of the four dose groups a patient was in? I don't need anything "
+                      "fancy: if it gets at least 30 percent of patients into the right dose group, fine. Don't spend "
+                      "more than ten minutes on training.")
+    assert (got["outcome"], got["task"], got["target"]) == ("ok", "tabular_classification", "dose")
+    assert got["constraints"] == ["accuracy >= 0.3", "training_time_s <= 600"]

@@ -349,11 +349,19 @@ _PROJECTED = (r"\bproject(?:ed|ion|ions|ing)\b|\bprojects?\s+(?:the|next|future|
               r"sales|revenue)\b|\bextrapolat")
 
 
+def _column_groups_said(text: str, profile: DataProfile) -> str:
+    """'which of the four dose groups they were in' -> '... four dose ...': groups named by a column are its values,
+    not clusters to find."""
+    for name in sorted((c.name.lower() for c in profile.columns if len(c.name) >= 3), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(name)}\s+{_GROUP_WORD}s?\b", name, text)
+    return text
+
+
 def infer_task(instruction: str, profile: DataProfile, target: str | None) -> TaskType:
     text = instruction.lower()
     if profile.graph is not None:  # a graph's rows are nodes: the one graph task built is labelling them
         return TaskType.node_classification
-    if CLUSTERING.search(text) and not _asks_for_column(instruction, profile, target):
+    if CLUSTERING.search(_column_groups_said(text, profile)) and not _asks_for_column(instruction, profile, target):
         return TaskType.tabular_clustering
     column = profile.column(target) if target else None
     has_time = any(c.kind == "datetime" for c in profile.columns) or rows_are_the_steps(instruction, profile)

@@ -112,7 +112,9 @@ LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAU
              r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
              rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
-             rf"(?<!\.)\b(?:{CLAUSE_VERBS}|whether|when|where|because|since|while|as (?:features?|inputs?))\b|"
+             rf"(?<!\.)\b(?:{CLAUSE_VERBS}|when|where|because|since|while|as (?:features?|inputs?))\b|"
+             # ('its mass, its instar and whether it is feeding': a last item may ask whether)
+             r"(?<!\band )(?<!\bor )\bwhether\b|"
              rf"{RESTRICT_CLOSERS[1]}|\b(?:it|the model|a model|this)\s+(?:must|should|has to|needs to)\b|\bonly\b|"
              rf"{BOUND_AHEAD}|"
              r"\b(?:should|must|may|might|will|would|can|could|are|is|go|goes|get|gets|be|matter|matters)\b")
@@ -164,6 +166,12 @@ def list_after(text: str, start: int) -> tuple[int, int]:
     while stop and (aside := re.match(r",?\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had)\b|where\s+(?:he|she|they|it)\b)"
                                       r"[^.;:!?()]{1,80}?,\s*and\s+(?=\w)", rest[stop.start():])):
         resume = stop.start() + aside.end()
+        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
+    # ('its body mass, its instar and whether it is actively feeding': an item that asks whether keeps its verb)
+    while stop and re.search(r"(?:^|,\s*|\b(?:and|or)\s+)(?:whether|if)\s+(?:it|he|she|they|(?:the|its|his|her|their)\s+"
+                             r"[\w-]+)\s*$", rest[:stop.start()]) \
+            and re.fullmatch(r"\s*(?:is|are|was|were|has|have|had|gets?|got|be)", rest[stop.start():stop.end()]):
+        resume = stop.end()
         stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
     return start, start + (stop.start() if stop else len(rest))
 

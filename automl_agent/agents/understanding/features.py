@@ -194,10 +194,16 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     """The columns one list item names, and whether it names a group on purpose: the exact name, several exact names
     without commas ('x y z'), a kind ('the numeric columns'), or the column whose name its words say best. Several
     equally good columns ('length' with bill and flipper lengths) come back as not a group, so the caller can ask."""
-    bare = item.strip().strip("`'\"").lower()
+    bare = re.sub(r"\s+(?:either|too|as well|also)$", "", item.strip().strip("`'\"").lower())
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
+    # 'the 3 binary columns ActiveFeeding': a heading of a kind of columns, then the first of their names
+    headed = re.fullmatch(rf"(?:the\s+)?(?:\d+\s+|all\s+)?(?:[\w-]+\s+){{0,2}}?(?:{COLUMN_NOUNS}|flags)\s+([\w.]+)", bare)
+    if headed:
+        named = [c.name for c in columns if c.name.lower() == headed.group(1)]
+        if named:
+            return named, False
     quoted = re.fullmatch(r"[^'\"]*?\s['\"\u2018\u201c]([\w .-]+?)['\"\u2019\u201d]?", bare)
     if quoted:  # 'the catch-all "other"': the word in quotes is the name the item gives
         named, group = _columns_for(quoted.group(1), columns)
@@ -294,7 +300,9 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         lettered = [c.name for c in columns if c.name.isalpha() and any(
             (rest := c.name.lower()[k:]) == measured or (len(rest) >= 4 and measured.startswith(rest))
             or (len(content) == 2 and len(rest) >= 3 and shortens(rest, measured)) for k in (1, 2))]
-        if len(lettered) == 1:
+        # (not where the thing stands inside another name too: 'assimilation' is Cassim and LogCassim alike)
+        stem = measured[:4]
+        if len(lettered) == 1 and not any(stem in c.name.lower() for c in columns if c.name != lettered[0]):
             return lettered, False
     # 'the identifier of the order', 'the order ID': the one identifier column, when the table has one
     if {t.text for t in said} & {"identifier", "identifiers", "id", "ids"}:
@@ -308,6 +316,15 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         named, _ = _columns_for(head.group(1), columns)
         if len(named) == 1:
             return named, False
+    # 'the assimilation columns' for Cassim, LogCassim, Nassim, LogNassim: a word whose first five letters or more stand
+    # inside several names, and in no other, names them as a group
+    family = re.fullmatch(rf"(?:(?:the|all|any|no)\s+)?([a-z]{{6,}})(?:\s+(?:{COLUMN_NOUNS}))?", bare)
+    # (a word said whole inside names, 'charges' in monthly_charges and total_charges, is asked about as before)
+    if family and not any(family.group(1) in c.name.lower() for c in columns):
+        for cut in range(len(family.group(1)) - 1, 4, -1):
+            inside = [c.name for c in columns if family.group(1)[:cut] in c.name.lower()]
+            if inside:
+                return (inside, True) if len(inside) >= 2 else ([], False)
     return [], False
 
 
@@ -573,7 +590,8 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         # ('the Time and Pace columns are just copies ..., so drop those': 'just' after a verb of being is 'merely')
         limited = any(not re.search(r"\b(?:is|are|was|were|be|been)\s+$", clause[:m.start()])
                       for m in re.finditer(_LIMITERS, clause[:cues[0].start()]))
-        said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", after)).strip(" ,.'")
+        # (what follows a colon after 'must not be used' is its reason: 'A and B must not be used: they come later')
+        said_after = re.sub(_NEGATED_NOISE, " ", re.sub(_NEGATION, " ", _without_colon_reason(after))).strip(" ,.'")
         span = after if said_after or limited else clause[:cues[0].start()]
         listed_part = re.split(_REASON, _without_colon_reason(span), maxsplit=1)[0]  # 'X, because they give it away'
         lone = not said_after and _stands_alone(cues[0].group(0), clause[:cues[0].start()])

@@ -164,6 +164,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "letzten": "last", "vergangenen": "last", "vorangegangenen": "preceding", "vorausgegangenen": "preceding",
         "vorhergehenden": "preceding", "zurückliegenden": "preceding",
         "vorherigen": "previous", "cluster": "clusters", "gruppen": "groups", "in": "into", "und": "and", "oder": "or",
+        "sowie": "and", "ja/nein-spalten": "yes/no columns", "ja/nein": "yes/no",
         "mit": "with", "für": "for", "jeden": "each", "jede": "each", "jedes": "each", "der": "the", "die": "the",
         "das": "the", "den": "the", "dem": "the", "des": "of the", "von": "of", "bitte": "please", "welcher": "which",
         "welche": "which", "welches": "which", "höchste": "highest", "höchsten": "highest", "durchschnitt": "average",
@@ -379,7 +380,8 @@ _VOCABULARY = ("absolute", "accuracy", "precision", "recall", "squared", "percen
                "predict", "forecast", "classify", "classification", "regression", "cluster", "clustering", "estimate",
                "without", "except", "excluding", "horizon", "lookback", "latency", "milliseconds", "seconds", "minutes",
                "megabytes", "training", "inference", "silhouette", "adjusted", "normalized", "mutual", "information",
-               "logarithmic", "sensitivity", "specificity", "whether", "probability", "features", "columns")
+               "logarithmic", "sensitivity", "specificity", "whether", "probability", "features", "columns", "using",
+               "everything")
 
 
 def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -443,7 +445,9 @@ def _learner_english(text: str) -> str:
     error = r"\b(?:rmse|mae|mse|rmsle|mape|error|loss|deviation|off)\b[^.;,]{0,30}$"
     # 'the training must not exceed 5 minutes', 'shouldn't take more than 2 min': a ceiling said as what may not happen
     text = re.sub(r"\b(?:must|should|may|can|shall|will|does|do)\s*(?:not|n't)\s+(?:exceed|go\s+(?:over|beyond|above)|"
-                  r"(?:be|take|last|run)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+(?=(?:[$€£]\s*)?\d)",
+                  r"(?:be|take|last|run|spend|use)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+"
+                  r"(?=(?:[$€£]\s*)?(?:\d|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
+                  r"thirty|forty|fifty|sixty|ninety|half)\s))",
                   "of at most ", text, flags=re.IGNORECASE)
     # ('0.42 min/mile or better': a rate's unit may stand between)
     number = rf"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*{RATE_UNIT})?)"
@@ -498,6 +502,10 @@ def _right_share(text: str) -> str:
     share = r"(?P<share>\d+(?:\.\d+)?\s?%)"
     text = re.sub(rf"\b(?:right|correct|accurate)\s+{_SHARE_BOUND}{share}\s+of\s+(?:the\s+)?(?:time|cases|rows|records|"
                   rf"predictions|\w+s)\b", accuracy, text, flags=re.IGNORECASE)
+    # ('gets at least 30% of patients into the right dose group')
+    text = re.sub(rf"(?<!\S){_SHARE_BOUND}{share}\s+of\s+(?:the\s+|its\s+|our\s+)?\w+\s+(?:in|into|to)\s+(?:the|their)\s+"
+                  r"(?:right|correct)\b(?:\s+[\w-]+){0,2}?\s+(?:group|class|category|bucket|band|bin|label|arm)s?\b",
+                  accuracy, text, flags=re.IGNORECASE)
     # ('at least 80% of flocks classified correctly')
     return re.sub(rf"(?<!\S){_SHARE_BOUND}{share}\s+(?:(?:of\s+)?(?:the\s+|its\s+|our\s+)?\w+\s+)?"
                   rf"(?:(?:classif\w*|predicted|labell?ed|sorted|identified|called|guessed|assigned)\s+)?(?:right|correctly|correct)\b",
@@ -1120,6 +1128,13 @@ def _strip_accents_marks(text: str) -> str:
 
 
 @lru_cache(maxsize=256)
+def _yes_no_columns(text: str) -> tuple[str, list[str]]:
+    """'the three yes/no columns A, B and C' -> 'the three binary columns ...': a slash there joins no two items."""
+    said = re.sub(r"\byes\s*/\s*no(?=[\s-]+(?:columns?|fields?|flags?|variables?|indicators?))", "binary", text,
+                  flags=re.IGNORECASE)
+    return said, []
+
+
 def _limit_in_parentheses(text: str) -> tuple[str, list[str]]:
     """'on income, age and the food share (those four only)' -> '..., nothing else': a parenthesis that restates a
     list as the whole of it names no column of its own ('Inputs (nothing else): ...' heads the list, and stays)."""
@@ -1152,7 +1167,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+    for step in (_yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
                  lambda t: _whether_items(t, columns), lambda t: _size_items(t, columns), _quantity_items,
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),
