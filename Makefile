@@ -43,8 +43,8 @@ demo: setup
 	$(BIN)/automl-agent --workdir $(WORKDIR) run "$(DEMO_INSTRUCTION)" --data automl_agent/datasets/churn.csv
 
 # two test processes, each test file whole on one of them (a file's tests share its real runs), longest first
-# (tests/conftest.py, tests/file_seconds.json), never re-sorted by test count. Three processes were tried and were
-# slower: the sandboxed trainings and servers keep both cores busy (load average about 5)
+# (tests/conftest.py, tests/file_seconds.json), never re-sorted by test count. Three processes were tried once and
+# showed no gain: the sandboxed trainings and servers kept both cores busy (load average about 5)
 test: setup
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
