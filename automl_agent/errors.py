@@ -14,12 +14,29 @@ class UserFacingError(Exception):
         return f"{self.problem}\n  -> {self.hint}" if self.hint else self.problem
 
 
-class InputsUnclear(UserFacingError):
+class Question(UserFacingError):
+    """The run cannot be sure what was meant: it asks (the CLI exits 2; a deployment run pauses for the answer),
+    never guesses. `kind` says what the answer is about; a reworded instruction answers any of them."""
+
+    kind = "instruction"
+    candidates: list[str] = []
+
+
+class InputsUnclear(Question):
     """The instruction limits the inputs in words that name no column, or several: ask, never drop the limit."""
 
+    kind = "inputs"
 
-class TargetUnclear(UserFacingError):
+
+class StepUnclear(Question):
+    """A forecast is asked of a table with no time column, and the instruction does not say how far apart its rows
+    are: ask, never guess the cadence a horizon in months or days is counted in."""
+
+
+class TargetUnclear(Question):
     """The instruction does not say which column to predict, and the data does not settle it: ask, never guess."""
+
+    kind = "target"
 
     def __init__(self, reason: str, candidates: list[str], columns: list[str]):
         self.candidates = candidates

@@ -103,9 +103,10 @@ class DataSource(BaseModel):
 
 
 class OpenQuestion(BaseModel):
-    """What a run stopped to ask: which column to predict, or which columns a limit on the inputs means."""
+    """What a run stopped to ask: which column to predict, which columns a limit on the inputs means, or a fact the
+    instruction left out (how far apart a table's rows are)."""
 
-    kind: Literal["target", "inputs"]
+    kind: Literal["target", "inputs", "instruction"]
     question: str
     candidates: list[str] = Field(default_factory=list, description="the columns the answer is most likely among")
     hint: str = ""

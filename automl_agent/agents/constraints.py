@@ -65,8 +65,9 @@ def _op_after(phrase: str) -> str | None:
 
 def _negated_before(text: str, start: int) -> bool:
     before = text[max(0, start - 40):start]
-    # ("I don't need anything fancy: if it gets 30% right ...": a colon ends what the negation says)
-    return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,:!?]*$", before))
+    # ("I don't need anything fancy: if it gets 30% right ...": a colon ends what the negation says, and so does a
+    # parenthesis: '(inputs: ..., not id) (accuracy at least 0.6)')
+    return bool(re.search(r"\b(?:not|don't|dont|do not|doesn't|no need for|never|ignore|forget)\b[^.;,:!?()]*$", before))
 
 
 _BULLET = re.compile(r"^\s*(?:[-*•·–]|\d{1,2}[.)])\s+")
@@ -98,7 +99,7 @@ def clauses(instruction: str) -> list[str]:
 def _bare_number(part: str) -> bool:
     """A number that names no measure or unit of its own ('anything below 0.80 will not be signed off'): it bounds
     the measure the clause before named."""
-    text = part.lower()
+    text = re.split(r"[.!?](?:\s|$)", part.lower())[0]  # its first sentence: a time limit may follow in the next
     if not re.search(r"\d", text) or re.search(_SIZE_AND_TIME, text):
         return False
     return not any(re.search(rf"(?<![\w-]){re.escape(alias)}(?![\w-])", text) for alias in metrics.ALIASES)
@@ -220,14 +221,19 @@ _SIZE_UNITS = {"kb": 1 / 1000, "mb": 1.0, "gb": 1000.0, "kib": 1 / 1024, "mib": 
 _COUNT_UNITS = {"k": 1e3, "m": 1e6, "b": 1e9, "": 1.0, **_MAGNITUDES}
 _SIZE_AND_TIME = r"\b(?:ms|s|sec|secs|seconds?|minutes?|mins?|hours?|h|kb|mb|gb|params?|parameters?|millisec\w*)\b"
 _SHORT_UNITS = {"ms", "millisecond", "milliseconds", "msec", "msecs", "us", "µs", "microsecond", "microseconds"}
-_TRAINING_WORDS = r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget"
+_TRAINING_WORDS = (r"train(?:ing|ed)?|fit(?:ting)?|finish|search|tuning|build(?:ing)?|run(?:ning)? time|budget|"
+                   r"compute\b|computation|cpu time|gpu time|wall[- ]?clock")
 _LATENCY_WORDS = (r"latency|inference|predict(?:ion)?s?|forecasts?|respon(?:d|se|ds)|answer(?:ed|s)?|reply|repl(?:ies|y)|"
                   r"request|call|query|serv(?:e|ing)|score|come back|return|real[- ]time|per (?:record|row|sample|item)|each|fast")
 
 
 def _quantities(text: str, units: str):
-    # '10 minutes', '10min', 'a 10-minute budget'
-    for m in re.finditer(rf"(?<![\w.])(-?\d+(?:\.\d+)?)(?:\s*|-)({units})(?![\w])", text):
+    # '10 minutes', '10min', 'a 10-minute budget'; not money ('the price, in $1000s') nor a count of thousands or
+    # hundreds ('in 1000s')
+    for m in re.finditer(rf"(?<![\w.$€£])(-?\d+(?:\.\d+)?)(?:\s*|-)({units})(?![\w])", text):
+        if m.group(2) == "s" and re.fullmatch(r"10+", m.group(1)) and re.search(r"\bin\s+$", text[:m.start()]) \
+                and re.match(r"\s*\)", text[m.end():]):
+            continue  # '(in 1000s)' says the unit of a column; 'answer in 100s max' is a time
         yield m
 
 
@@ -269,8 +275,12 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if op is None and re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
                                     r"(?:up\s+to\s+|about\s+|roughly\s+)?$", clause):
             op = "<="  # 'give it ten minutes': what it is given is what it may take
-        # this sentence's words only: 'Predict the price. Give it ten minutes' asks no prediction in ten minutes
+        # this sentence's words only: 'Predict the price. Give it ten minutes' asks no prediction in ten minutes;
+        # and for minutes or longer its clause only: 'a quick forecast of X, MAE at most 10, 2 mins tops' limits the
+        # training (an answer waited for minutes is said where the wait is: 'each forecast within 2 minutes')
         window = re.split(r"[.;!?](?:\s|$)", before)[-1] + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]
+        if _TIME_UNITS[unit] >= 60_000.0:
+            window = clause + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]
         # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap', '10 min budget'
         of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (
             unit not in _SHORT_UNITS

@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
-from ..errors import UserFacingError
+from ..errors import StepUnclear, UserFacingError
 from ..trainkit.times import as_times, decimal_year_frequency, step_counter
 from .constraints import conflicting_bounds
 from .understanding.windows import requested_windows
@@ -87,6 +88,16 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
         horizon = requested_windows(instruction)[1]
         if horizon and spec.problem.downstream_task == TaskType.tabular_regression:
             column = _time_column(frame)
+            if column is None and all(is_numeric_dtype(frame[c]) for c in frame.columns) \
+                    and _reads_as_a_series(frame):
+                # a table of numbers that moves little from row to row may be a series in the order of its
+                # rows: how far apart they are is the fact the horizon ('next quarter', '3 months out') is counted
+                # in, and only the user knows it (a table of earthquakes, each row unlike the one before, is refused)
+                raise StepUnclear(
+                    f"The instruction asks for a forecast, but the table has no time column. If its {len(frame)} rows "
+                    "are the series' steps in file order, how far apart are they?",
+                    "Say it in the instruction (e.g. 'one row per month', 'the rows are daily'), or add a time column "
+                    "(e.g. 2024-01-31).", status="rejected")
             held = f"; {column!r} holds no dates (e.g. {str(frame[column].iloc[0])!r})" if column else ""
             raise _refuse(f"The instruction asks for the next {horizon} steps of a series, but the data has no column "
                           f"of dates or times to order it by{held}.",
@@ -129,6 +140,17 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
                       f"{spec.problem.pred_seq_len or 12} steps (at least {needed} are needed).",
                       "Give a longer history, or ask for a shorter horizon.")
     return notes
+
+
+def _reads_as_a_series(frame: pd.DataFrame) -> bool:
+    """The table's columns move little from row to row (median lag-1 autocorrelation of its columns of more than two
+    values at 0.5 or more, over 24 rows or more), as a series kept in time order does and rows drawn one by one do
+    not (a noisy count such as vans' drivers killed a month may not, its neighbours in the table do)."""
+    columns = [c for c in frame.columns if frame[c].nunique() > 2]
+    if len(frame) < 24 or not columns:
+        return False
+    correlations = pd.Series([frame[c].astype(float).autocorr(1) for c in columns]).dropna()
+    return len(correlations) > 0 and float(correlations.median()) >= 0.5
 
 
 def _time_column(frame: pd.DataFrame) -> str | None:

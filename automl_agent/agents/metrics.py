@@ -61,6 +61,9 @@ ALIASES: dict[str, str] = {
     "mean_squared_error": "mse", "root_mean_squared_error": "rmse", "mean_absolute_percentage_error": "mape",
     "root_mean_squared_log_error": "rmsle",
 }
+# 'avg miss', 'avg abs error': 'average' written short
+ALIASES.update({"avg " + alias.removeprefix("average "): name for alias, name in list(ALIASES.items())
+                if alias.startswith("average ")})
 
 # measures people ask for that automl-agent neither optimises nor reports: named alone, they are refused with the
 # ones it has, never swapped silently for another ('balanced accuracy' is not accuracy)

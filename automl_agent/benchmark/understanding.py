@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from ..agents.contracts import DataProfile
-from ..errors import InputsUnclear, TargetUnclear, UserFacingError
+from ..errors import Question, TargetUnclear, UserFacingError
 
 CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout": Path(__file__).with_name("instructions_holdout.yaml"),
@@ -60,7 +60,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout29": Path(__file__).with_name("instructions_holdout29.yaml"),
            "holdout30": Path(__file__).with_name("instructions_holdout30.yaml"),
            "holdout31": Path(__file__).with_name("instructions_holdout31.yaml"),
-           "holdout32": Path(__file__).with_name("instructions_holdout32.yaml")}
+           "holdout32": Path(__file__).with_name("instructions_holdout32.yaml"),
+           "holdout33": Path(__file__).with_name("instructions_holdout33.yaml"),
+           "holdout34": Path(__file__).with_name("instructions_holdout34.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -141,7 +143,7 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None, 
             check_feasible(spec, frame, profile.path, instruction)
     except TargetUnclear as exc:
         return {"outcome": "ask", "candidates": exc.candidates, "message": exc.problem}
-    except InputsUnclear as exc:
+    except Question as exc:
         return {"outcome": "ask", "candidates": [], "message": exc.problem}
     except UserFacingError as exc:
         return {"outcome": "refuse", "message": exc.problem}

@@ -14,7 +14,7 @@ from pydantic import Field
 from .. import context
 from ..config import current_settings
 from ..console import Reporter
-from ..errors import InputsUnclear, TargetUnclear, UserFacingError
+from ..errors import Question, UserFacingError
 from .. import sandbox
 from ..training import chosen_pool
 from ..platform.home import user_home
@@ -95,10 +95,10 @@ def run_automl(options: RunOptions, reporter: Reporter) -> RunRecord:
     try:
         ctx = lifecycle.begin(ctx, record)
         results = _run_stages(ctx, record)
-    except (TargetUnclear, InputsUnclear) as exc:
+    except Question as exc:
         record.status, record.message = exc.status, str(exc)
-        record.question = OpenQuestion(kind="target" if isinstance(exc, TargetUnclear) else "inputs",
-                                       question=exc.problem, candidates=getattr(exc, "candidates", []), hint=exc.hint)
+        record.question = OpenQuestion(kind=exc.kind, question=exc.problem, candidates=list(exc.candidates),
+                                       hint=exc.hint)
     except UserFacingError as exc:
         record.status, record.message = exc.status, str(exc)
     except (KeyboardInterrupt, TerminationSignal):  # Ctrl-C or SIGTERM: the record says so, then it ends

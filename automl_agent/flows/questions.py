@@ -37,7 +37,7 @@ def _form_text(record: RunRecord) -> str:
     lines = [f"**automl-agent needs an answer to go on.** {question.question}"]
     if question.candidates:
         lines.append("Candidates: " + ", ".join(f"`{c}`" for c in question.candidates) + ".")
-    if question.hint and question.kind == "inputs":  # a target question's hint speaks of --target, for the CLI
+    if question.hint and question.kind != "target":  # a target question's hint speaks of --target, for the CLI
         lines.append(question.hint)
     lines.append("Fill in `target` (the column to predict) or a reworded `instruction`, then resume.")
     return "\n\n".join(lines)

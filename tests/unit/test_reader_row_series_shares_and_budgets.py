@@ -67,8 +67,8 @@ def test_a_series_without_a_time_column_is_forecast_in_the_order_of_its_rows(yie
 
 
 def test_without_a_cadence_or_on_a_table_of_customers_the_next_months_are_no_series(yields, customers):
-    got = _read(yields, "Forecast y30 for the next 12 steps.")
-    assert got["outcome"] == "refuse" and "no column of dates" in got["message"]
+    got = _read(yields, "Forecast y30 for the next 12 steps.")  # asked how far apart the rows are (issue 26, holdout33)
+    assert got["outcome"] == "ask" and "no time column" in got["message"] and "how far apart" in got["message"]
     got = _read(customers, "Our data is monthly: predict each customer's spend over the next 12 months.")
     assert got.get("task") != "time_series_forecasting"  # a table of customers is no series (refused or regressed)
 

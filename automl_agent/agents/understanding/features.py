@@ -3,6 +3,8 @@ id' leaves one out. A list that names no column is asked about, never ignored.""
 
 from __future__ import annotations
 
+import fnmatch
+
 from . import rx as re  # the re functions over a larger compile cache
 
 from pydantic import BaseModel, Field
@@ -190,6 +192,12 @@ def _duration_until(event: str, columns: list[ColumnProfile]) -> list[str]:
     return found if len(found) == 1 else []
 
 
+# units a column is kept in, said after it ('in thousands of dollars', 'in ounces')
+_UNIT_WORDS = (r"(?:us\s+|u\.s\.\s+)?dollars|euros|pounds(?:\s+sterling)?|yen|cents|usd|eur|gbp|ounces|oz|grams|g|kilograms|kg|lbs?|"
+               r"tonnes|tons|met(?:er|re)s|cm|mm|km|kilomet(?:er|re)s|miles|feet|inches|litres|liters|percent|%|degrees"
+               r"(?:\s+(?:celsius|fahrenheit|c|f))?|years|months|weeks|days|hours|minutes|seconds")
+
+
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
     """The columns one list item names, and whether it names a group on purpose: the exact name, several exact names
     without commas ('x y z'), a kind ('the numeric columns'), or the column whose name its words say best. Several
@@ -198,6 +206,18 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     exact = [c.name for c in columns if c.name.lower() == bare or c.name.lower().replace("_", " ") == bare]
     if exact:
         return exact, False
+    # 'price.valley that day': a name no one writes by accident, then words about it
+    lead = re.match(r"([a-z][\w]*[._][\w.]*[a-z0-9])\s+[a-z]", bare)
+    if lead:
+        named = [c.name for c in columns if c.name.lower() == lead.group(1)]
+        if len(named) == 1:
+            return named, False
+    # 'the promo.* columns', 'all x_*': a wildcard names every column it matches
+    wildcard = re.fullmatch(r"(?:(?:the|all|every|each)\s+)*([\w.]*\*[\w.*]*)(?:\s+(?:columns?|fields?|variables?|ones))?", bare)
+    if wildcard:
+        matched = [c.name for c in columns if fnmatch.fnmatchcase(c.name.lower(), wildcard.group(1))]
+        if matched:
+            return matched, True
     # 'the 3 binary columns ActiveFeeding': a heading of a kind of columns, then the first of their names
     headed = re.fullmatch(rf"(?:the\s+)?(?:\d+\s+|all\s+)?(?:[\w-]+\s+){{0,2}}?(?:{COLUMN_NOUNS}|flags)\s+([\w.]+)", bare)
     if headed:
@@ -212,6 +232,18 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     rate = re.fullmatch(r"(.+?)\s+per\s+(?:\d+\s+|a\s+|one\s+|each\s+|thousand\s+|hundred\s+)?[\w-]+", bare)
     if rate:  # 'spending per pupil' is the spending, whatever column the pupils have
         named, group = _columns_for(rate.group(1), columns)
+        if len(named) == 1:
+            return named, group
+    measured = re.fullmatch(r"(.*?)\b(?:(?:the\s+)?(?:number|count|amount)\s+of\s+)?(?:years|months|weeks|days|hours)\s+of\s+"
+                            r"([a-z].+)", bare)
+    if measured:  # 'the father's years of schooling' is his schooling, counted in years
+        named, group = _columns_for(f"{measured.group(1)}{measured.group(2)}", columns)
+        if len(named) == 1:
+            return named, group
+    unit = re.fullmatch(rf"(.+?)\s+(?:in|as|measured in)\s+(?:(?:thousands|millions|billions|hundreds|tens)\s+of\s+)?"
+                        rf"(?:{_UNIT_WORDS})", bare)
+    if unit:  # 'the family's income in thousands of dollars' is the income, whatever unit it is kept in
+        named, group = _columns_for(unit.group(1), columns)
         if len(named) == 1:
             return named, group
     if re.search(r"[a-z]-[a-z]", bare):  # 'mid-parent height' for midparentHeight

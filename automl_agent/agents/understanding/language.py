@@ -84,6 +84,7 @@ _UNITS = {
 # the request vocabulary, phrase -> English; longest phrases are tried first
 _LEXICON: dict[str, dict[str, str]] = {
     "fr": {
+        "historique": "history", "fenêtre de": "window of",
         "prédire": "predict", "prédisez": "predict", "prédis": "predict", "prévoir": "forecast", "prévoyez": "forecast",
         "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
         "regrouper": "cluster", "grouper": "cluster", "segmenter": "cluster", "comparer avec": "compare with",
@@ -142,6 +143,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "richtige antworten": "correct answers", "richtigen antworten": "correct answers",
         "richtig klassifiziert": "classified correctly", "richtig eingeordnet": "classified correctly",
         "richtig vorhergesagt": "predicted correctly",
+        # how far back the model reads: 'mit einem Rückblick von 24 Monaten'
+        "rückblick": "lookback", "rückblickfenster": "lookback window", "historie": "history",
         "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
         "prognostiziere": "forecast", "schätzen": "estimate", "schätze": "estimate", "klassifiziere": "classify",
         "klassifizieren": "classify", "einteilen": "cluster", "gruppieren": "cluster", "clustern": "cluster",
@@ -198,6 +201,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
     },
     "es": {
+        "historial": "history", "histórico": "history", "ventana de": "window of",
         # a share of right answers ('al menos 40 % de aciertos')
         "de aciertos": "correct answers", "aciertos": "correct answers", "respuestas correctas": "correct answers",
         "bien clasificados": "classified correctly", "bien clasificadas": "classified correctly",
@@ -215,11 +219,20 @@ _LEXICON: dict[str, dict[str, str]] = {
         "usando sólo": "using only", "únicamente": "only", "solamente": "only", "sólo": "only", "solo": "only",
         "usando": "using", "utilizando": "using", "a partir de": "from", "según": "by", "excepto": "except",
         "salvo": "except", "sin": "without", "no usar": "do not use", "no utilizar": "do not use",
-        "no uses": "do not use", "no utilices": "do not use", "no usa": "do not use", "ni tampoco": "nor",
+        "no uses": "do not use", "no utilices": "do not use",
+        # 'la columna choice no se debe usar': a column that must not be used
+        "no se debe usar": "must not be used", "no se debe utilizar": "must not be used", "no debe usarse":
+        "must not be used", "no debe utilizarse": "must not be used", "no se puede usar": "must not be used",
+        "no se debería usar": "should not be used", "no hay que usar": "must not be used", "no usa": "do not use", "ni tampoco": "nor",
         "tampoco": "either", "ni": "nor",
         "no supervisado": "unsupervised", "todas las columnas": "all columns", "todas las demás columnas": "all the other columns",
         "al menos": "at least", "como mínimo": "at least", "mínimo": "at least", "mínima": "at least",
         "como máximo": "at most", "máximo": "at most", "máxima": "at most", "a lo sumo": "at most",
+        "menor que": "less than", "menor a": "less than", "mayor que": "greater than", "mayor a": "greater than",
+        "menor o igual que": "at most", "menor o igual a": "at most", "mayor o igual que": "at least",
+        "mayor o igual a": "at least", "no pase de": "take at most", "no pase": "take at most",
+        "no supere": "take at most", "no supere los": "take at most", "no dure más de": "take at most",
+        "un cuarto de hora": "15 minutes", "cuarto de hora": "15 minutes", "media hora": "30 minutes",
         "menos de": "less than", "por debajo de": "below", "inferior a": "below", "más de": "more than",
         "por encima de": "above", "superior a": "above", "exactitud": "accuracy", "precisión": "precision",
         "sensibilidad": "recall", "error absoluto medio": "mean absolute error",
@@ -381,7 +394,8 @@ _VOCABULARY = ("absolute", "accuracy", "precision", "recall", "squared", "percen
                "without", "except", "excluding", "horizon", "lookback", "latency", "milliseconds", "seconds", "minutes",
                "megabytes", "training", "inference", "silhouette", "adjusted", "normalized", "mutual", "information",
                "logarithmic", "sensitivity", "specificity", "whether", "probability", "features", "columns", "using",
-               "everything")
+               "everything", "months", "weeks", "hours", "quarters", "years", "monthly", "weekly", "hourly", "quarterly",
+               "yearly", "history")
 
 
 def _spelling(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -714,6 +728,39 @@ def _asides_in_a_phrase(text: str) -> tuple[str, list[str]]:
 
     return re.sub(r"\b(the|their|his|her|its|our|a|an)\s+\(([a-z]+(?:[ -][a-z]+)?)\)\s+(?=[a-z])", rewrite, text,
                   flags=re.IGNORECASE), notes
+
+
+def _measure_of_each(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'the shelf prices of Yoplait, Dannon, Hiland and Weight Watchers' -> 'price.yoplait, price.dannon, price.hiland
+    and price.weight': one measure said of several things, where the measure and each thing's first word are the two
+    parts of one column's name (price.dannon beside feat.dannon). Left as said unless every thing names one column."""
+    by_parts: dict[tuple[str, str], list[str]] = {}
+    for name in columns:
+        words = name_parts(name).words
+        if len(words) == 2:
+            for a, b in (words, words[::-1]):
+                by_parts.setdefault((stem(a.lower()), b.lower()), []).append(name)
+    if not by_parts:
+        return text, []
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        measure = stem(m.group("measure").lower())
+        items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", m.group("items")) if i.strip()]
+        found = []
+        for item in items:
+            first = item.split()[0].lower()
+            named = by_parts.get((measure, first), [])
+            if len(named) != 1:
+                return m.group(0)
+            found.append(named[0])
+        said = ", ".join(found[:-1]) + f" and {found[-1]}"
+        notes.append(f"{m.group(0).strip()!r} read as {said!r}")
+        return said
+
+    item = r"[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?"
+    return re.sub(rf"\b(?:the\s+|their\s+|its\s+)?(?:[a-z]+\s+)?(?P<measure>[a-z]+s)\s+of\s+"
+                  rf"(?P<items>{item}(?:\s*,\s*{item})*\s*,?\s+(?:and|or)\s+{item})", rewrite, text), notes
 
 
 def _owners_in_parentheses(text: str) -> tuple[str, list[str]]:
@@ -1059,6 +1106,23 @@ def _elided(text: str) -> tuple[str, list[str]]:
                   rewrite, text, flags=re.I), notes
 
 
+def _shared_possessions(text: str) -> tuple[str, list[str]]:
+    """'the father's and the mother's years of schooling' -> 'the father's years of schooling and the mother's
+    years of schooling': two owners of one thing said once, after the second."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        first, second, thing = m.group(1), m.group(2), m.group(3).strip()
+        said = f"{first} {thing} and {second} {thing}"
+        notes.append(f"{m.group(0)!r} read as {said!r}")
+        return said
+
+    owner = r"(?:the\s+|his\s+|her\s+|their\s+)?(?!(?:it|that|he|she|what|there|here|who|where|let|how)'s)[a-z]+'s"
+    thing = r"(?:[a-z-]+\s+){0,3}?[a-z-]+"
+    return re.sub(rf"\b({owner})\s+(?:and|or)\s+({owner})\s+({thing})(?=\s*(?:[,;.:!?)]|\band\b|\bor\b|$))",
+                  rewrite, text, flags=re.I), notes
+
+
 def _owned(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'the adult height of each child' -> 'the childHeight': a measure said of its owner, when the two
     words are together a column's name (childHeight beside childNum and midparentHeight)."""
@@ -1167,7 +1231,9 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _owners_in_parentheses,
+    for step in (_yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
+                 lambda t: _measure_of_each(t, columns),
+                 _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
                  lambda t: _whether_items(t, columns), lambda t: _size_items(t, columns), _quantity_items,
                  lambda t: _owned(t, columns), lambda t: _named_in_parentheses(t, columns),

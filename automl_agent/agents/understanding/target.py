@@ -23,8 +23,8 @@ from rapidfuzz import fuzz
 from .windows import requested_windows, window_spans
 from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
-from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, RELATIVE_NOT,
-                      TARGET_VERBS, heading_length, input_spans, list_start)
+from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
+                      RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, short_form_at_end, shortens, stem,
                     tokens)
@@ -265,7 +265,7 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         if said:
             features.append((m.end(), m.end() + said.end()))
     # "regress Y on X"
-    for m in re.finditer(r"\bregress(?:es|ed|ing)?\s+(?!on\b)[^.;]*?\bon\b", text):
+    for m in re.finditer(REGRESS_ON, text):
         rest = re.split(r"[.;?!]", text[m.end():])[0]
         features.append((m.end(), m.end() + len(rest)))
     # "X and Y go in; Z comes out", "X as inputs"
@@ -398,8 +398,8 @@ def _says_when(toks: list[Token], i: int) -> bool:
 def _abbreviates(word: str, said: str, parts) -> bool:
     """A name word that is the start of a longer word said: 'mag' for magnitude, 'temp' for temperature, 'visib' for
     visibility; short ones only inside a longer name ('Loan_Amt' for amount)."""
-    if word.endswith("s") and len(word) >= 4 and said.endswith("s"):  # 'Apps' for applications
-        word = word[:-1]
+    if word.endswith("s") and len(word) >= 4 and said.endswith("s"):  # 'Apps' for applications, 'bdrms' bedrooms
+        word, said = word[:-1], said[:-1]
     if compact(word) and len(word) >= 3 and said.isalpha() and shortens(word, said) and said[-1] == word[-1]:
         return True  # a name written without its vowels: 'hgt' for height, 'wgt' weight, 'pct' percent
     if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
@@ -492,6 +492,13 @@ _LIGHT_VERBS = {"doing", "making", "having", "getting", "going", "using", "takin
 _NO_RUN_START = STOPWORDS | _LIGHT_VERBS
 
 
+_DETERMINERS = frozenset({"the", "its", "their", "our", "my", "your", "his", "her", "these", "those", "all", "of"})
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+
+
 def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -544,10 +551,18 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                     and abbreviates_with_a_word_unsaid(column.name, first.text, last.text):
                 out.append(_Evidence(column.name, 0.7, "words", f"{first.text} {last.text}", first.start, last.end))
     if column.name.isalpha() and column.name.islower() and len(name) >= 6:
+        # 'the short stays' for stayshort: two words that make the name, the qualifier said first as English does
+        out += [_Evidence(column.name, 0.9, "words", f"{first.text} {last.text}", first.start, last.end)
+                for first, last in zip(toks, toks[1:])
+                if len(first.text) >= 3 and first.text not in STOPWORDS and last.text not in STOPWORDS
+                and name == _singular(last.text) + first.text]
         # 'yearacc', 'yearveh': a name run together from words; its first word said alone is half of it, as 'year' is
         # for yearVeh, so 'the year' fits both and is asked about
-        out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for t in toks
-                if len(t.text) >= 4 and name.startswith(t.text) and len(name) - len(t.text) >= 2
+        # ('the stays' is stay said of stayshort and staylong alike, a plural's s never the start of the next word;
+        # a plural counts only as a noun, after a determiner: 'whatever works best' says nothing of workprg)
+        out += [_Evidence(column.name, 0.3, "words", t.text, t.start, t.end) for i, t in enumerate(toks)
+                if len(word := _singular(t.text)) >= 4 and (word == t.text or (i and toks[i - 1].text in _DETERMINERS))
+                and name.startswith(word) and len(name) - len(word) >= 2
                 and not any(e.start <= t.start < e.end for e in out)]
     if column.name.isalpha() and 5 <= len(name) <= 8:
         # 'GPA' for colgpa: a short form said, the end of a name run together after a short qualifier ('sold' is a
@@ -621,13 +636,22 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
             rf"(?:^|[;:.]\s*)(?:outcome|output|predict|to predict|predicting|objective|dependent)\s*[:=]\s*[`'\"]?{n}(?![\w])",
             rf"\b(?:the\s+)?[`'\"]?{n}[`'\"]?\s+(?:column|field|variable)\s+(?:as|is)\s+(?:the\s+)?(?:label|target|thing to predict|output)",
             rf"\b(?:predict|model|forecast|regression on|classify)\s+(?:the\s+)?(?:column\s+)?[`'\"]{n}[`'\"]",
-            rf"\bcolumn\s+[`'\"]?{n}(?![\w])",
+            rf"\b(?:column|col\.?)\s+[`'\"]?{n}(?![\w])",  # 'col VanKilled'
+            # 'the variable of interest is DriversKilled'
+            rf"\b(?:variable|column|series|quantity|measure|outcome)\s+of\s+interest\s*(?:is|=|:|-)\s*[`'\"]?{n}(?![\w])",
             rf"(?<![\w]){n}[`'\"]?\s+as\s+(?:the\s+|our\s+|my\s+)?(?:label|target|outcome|output|y|thing to predict|dependent variable)\b",
             rf"[`]{n}[`]",
         )
-        if any(not _within(m.start(), inputs) for p in patterns for m in re.finditer(p, text)):
+        if any(not _within(m.start(), inputs) and not _SAID_NOT_USED_AFTER.match(text, m.end())
+               for p in patterns for m in re.finditer(p, text)):
             return column
     return None
+
+
+# 'the column choice must not be used', 'the column id is off limits': what follows a name says not to use it
+_SAID_NOT_USED_AFTER = re.compile(r"[`'\"]?\s*(?:column|field|variable)?\s*(?:(?:must|should|may|can|will|is|are|has to|"
+                                  r"needs to)\s*(?:not|n't|never)\b|(?:is|are|stays?|must stay|should stay)\s+"
+                                  r"(?:off[- ]limits|out)\b|leaks?\b)")
 
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
@@ -702,6 +726,29 @@ def _answer_kind(text: str) -> str | None:
     return None
 
 
+def _one_of_n(text: str) -> int | None:
+    """'which of the four brands the shopper bought': the answer is one of N categories."""
+    m = re.search(r"\bwhich\s+(?:one\s+)?of\s+(?:the\s+|these\s+|those\s+)?(\d+|[a-z]+)\s+[a-z]+", text)
+    if not m:
+        return None
+    n = int(m.group(1)) if m.group(1).isdigit() else NUMBER_WORDS.get(m.group(1))
+    return n if isinstance(n, int) and 2 < n <= 50 else None
+
+
+def _the_one_of_n(text: str, named: ColumnProfile | None, candidates: list[ColumnProfile]) -> TargetDecision | None:
+    """'which of the four brands the shopper bought': the one column of four categories, unless the column the words
+    name has four values itself."""
+    n = _one_of_n(text)
+    if n is None or (named is not None and named.n_unique == n):
+        return None
+    classes = [c for c in candidates if c.n_unique == n and c.kind in ("categorical", "text")]
+    if len(classes) != 1:
+        return None
+    return TargetDecision(column=classes[0].name, confidence="medium", how="answer",
+                          reason=f"the instruction asks which of {n} and {classes[0].name!r} is the only column of {n} "
+                                 "categories")
+
+
 def _fitting_answer(tied: list[_Evidence], text: str, profile: DataProfile) -> list[_Evidence]:
     """Among columns the words fit equally, the ones that can answer the question asked: two-valued for a yes/no
     question, a quantity for 'how many'."""
@@ -749,6 +796,9 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     spans = [(m.start(), m.end(), c.name) for c in columns if len(c.name) > 2
              for spelling in {c.name.lower(), re.sub(r"[_.]", " ", c.name.lower()), spelled_out(c.name) or c.name.lower()}
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
+    # and what is said right after a name to gloss it ('lprice, the log house price, on ...', 'the assess column
+    # (assessed value of house)'): the words describe that column and name no other
+    spans += [(b, end, name) for a, b, name in list(spans) if (end := gloss_after(text, a, b, name)) is not None]
     said_of = {c.name: column_mentions(c, text, toks) for c in columns}
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
@@ -782,7 +832,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             found.append(_ranked(kept)[0])
     scores = {e.column: round(e.weighted, 3) for e in _ranked(found)}
     # a column the instruction gives as an input is not what it asks for, unless nothing else is named
-    inputs = {e.column for e in found if e.role == "feature"}
+    # (values said among the inputs make no column an input: 'the prices of Yoplait, Dannon, ...' name choice's values)
+    inputs = {e.column for e in found if e.role == "feature" and e.how != "values"}
     if any(e.role != "feature" and e.weighted >= 0.2 for e in found):
         found = [e for e in found if e.role != "feature"]
     # 'from their age, ..., the survey year and their work status': when every column named is an input, what to
@@ -816,6 +867,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                                   reason="the instruction describes two columns and asks for 'it' without saying which")
         if len(tied) == 1 and tied[0].role != "feature":
             top = tied[0]
+            answer = _the_one_of_n(text, profile.column(top.column), [c for c in columns if c.name not in inputs
+                                                                       and c.name not in excluded])
+            if answer is not None:  # 'which of the three brands the shopper took': not the shopper column
+                return answer
             confidence: Confidence = "high" if top.weighted >= 0.7 else "medium"
             return TargetDecision(column=top.column, confidence=confidence, how=top.how, scores=scores,
                                   reason=_reason(top))
@@ -852,9 +907,13 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         return TargetDecision(column=yes_no[0].name, confidence="medium", how="answer", scores=scores,
                               reason=f"the instruction asks a yes/no question and {yes_no[0].name!r} is the only "
                                      "two-valued column")
+    answer = _the_one_of_n(text, None, remaining)
+    if answer is not None:
+        return answer
     ordered = [c for c in profile.target_candidates if c in {r.name for r in remaining}]
     if similarities:
         ordered = sorted(similarities, key=lambda c: -similarities[c])
+    ordered = _touched_first(target_phrase(text) or text, ordered or [c.name for c in remaining])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
                           reason=f"no column of the data answers to {absent!r}: the table may not hold it" if absent
                           else "the instruction names no column of the data")
@@ -884,6 +943,19 @@ def _points_back_at_two(text: str) -> bool:
     a little better."""
     first = _ONE_AND_THE_OTHER.search(text)
     return bool(first) and bool(_FOR_IT.search(text, first.end()))
+
+
+def _touched_first(phrase: str, names: list[str]) -> list[str]:
+    """The candidates of a question, those whose names hold a word of the phrase first ('short-term departures':
+    resshort and visshort; 'the parent's years of schooling': motheduc and fatheduc, educ being schooling's
+    concept). Only the order of the candidates offered: nothing is decided by it."""
+    words = {t.text for t in tokens(phrase) if len(t.text) >= 4 and t.text not in STOPWORDS}
+    parts = {w for word in words for w in (word, stem(word), *concept_synonyms(word)) if len(w) >= 4}
+
+    def touched(name: str) -> int:
+        return sum(1 for part in parts if part in name.lower())
+
+    return sorted(names, key=lambda n: -touched(n))
 
 
 def _asked_for_but_absent(text: str, scores: dict[str, float]) -> str | None:

@@ -61,6 +61,8 @@ def _lookback_phrases() -> tuple[str, ...]:
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\b(?:input|history|context|lag)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        # 'with a history of 24 months', 'a window of 36 weeks'
+        rf"\b(?:history|window|context)\s+of\s+(?:the\s+)?(?:last\s+|past\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})",
         # 'fed the 24 most recent monthly observations'
         rf"\b{_NUMBER_OR_ONE}\s+(?:most[- ]recent|latest|newest)\s+{unit}",
         rf"{_NUMBER_OR_ONE}[- ]{unit}\s+(?:look[- ]?back|(?:input |history |context |lag )?window|of (?:history|context))",
@@ -125,8 +127,9 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
         return None
     # 'the whole previous business day as history (169 slots)', 'one year of weekly lags (52)': a count of steps in
     # parentheses says what the words before it mean on this data
-    # (a bare number only in the same clause: no comma between)
-    counted = re.match(rf"[^.;()]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():]) \
+    # (in the same clause: no comma between; 'the next 3 5-minute intervals, working from the last hour of traffic
+    # (12 intervals)' counts the hour, not the 3)
+    counted = re.match(rf"[^.;(),]{{0,40}}\(\s*(\d+)\s+{_UNIT_ADJECTIVES}{_COUNTED}\b", text[m.end():]) \
         or re.match(r"[^.;(),]{0,30}\(\s*(\d+)\s*\)", text[m.end():])
     if counted:
         return int(counted.group(1))

@@ -168,11 +168,19 @@ def _number_runs(text: str) -> str:
                 continue
             out.append(piece)
             continue
-        key = piece.strip(".,;:!?").lower()
-        tail = piece[len(piece.rstrip(".,;:!?")):]
+        # '(ten minutes max)': a bracket around a number word stays as it was (a quoted 'five' is a name, left alone)
+        head = piece[:len(piece) - len(piece.lstrip("(["))]
+        key = piece.strip(".,;:!?)](").lower()
+        tail = piece[len(piece.rstrip(".,;:!?)]")):]
         if key == "and" and run and run[-1] in _SCALE_WORDS:  # 'one hundred and fifty'
             continue
-        if key in NUMBER_WORDS or (key in _SCALE_WORDS and run):
+        if key in NUMBER_WORDS or (key in _SCALE_WORDS and run and not head):
+            if head:
+                if run:
+                    flush()
+                    out.append(pending_sep or " ")
+                    pending_sep = ""
+                out.append(head)
             if run and key in NUMBER_WORDS and not _continues(run[-1], key):  # 'three five-minute slots': two numbers
                 flush()
                 out.append(pending_sep or " ")
