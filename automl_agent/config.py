@@ -105,9 +105,9 @@ class Settings(BaseSettings):
     gguf_code_max_tokens: int = Field(default=1024, description="Tokens a local gguf: brain may write per training "
                                                                 "script")
     gguf_threads: Annotated[Optional[int], BlankIsDefault] = Field(
-        default=None, description="CPU threads a local gguf: brain computes on. Unset or blank: one per core; fewer where "
-                                  "other work shares the cores (llama.cpp's threads wait for each other, so one that is "
-                                  "kept off its core slows them all)")
+        default=None, description="CPU threads a local gguf: brain computes on. Unset or blank: half the cores, at least "
+                                  "one, as training shares them (llama.cpp's threads wait for each other, so one that is "
+                                  "kept off its core slows them all); one per core on a machine that does nothing else")
 
     # data and knowledge
     max_download_mb: Annotated[float, EmptyIsDefault] = Field(

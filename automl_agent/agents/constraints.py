@@ -9,7 +9,7 @@ from __future__ import annotations
 from .understanding import rx as re  # the re functions over a larger compile cache
 
 from . import metrics
-from .contracts import Constraint, TaskType
+from .contracts import Constraint, DataProfile, TaskType
 from .understanding.clauses import RATE_UNIT
 from .understanding.words import normalise
 
@@ -124,9 +124,16 @@ def data_unit(instruction: str) -> float:
     """The magnitude the data's figures are written in, where the instruction says it ('the series is in billions
     of AUD', 'sales in thousands'): a bound said in another magnitude ('RMSE under $150 million') is converted to
     it. 1 when it says none."""
+    # ('visitor nights in millions', '(revenue, in thousands)': what is counted, then the magnitude it is written in)
     m = re.search(r"\b(?:is|are|was|were|given|measured|recorded|expressed|reported|figures|values|numbers|series|"
-                  r"data|column)\s+(?:all\s+)?in\s+(thousands|millions|billions)\b", instruction.lower())
-    return _MAGNITUDES[m.group(1).removesuffix("s")] if m else 1.0
+                  r"data|column)\s+(?:all\s+)?in\s+(thousands|millions|billions)\b|"
+                  r"(?<![\d.])[a-z]{3,},?\s+\(?in\s+(thousands|millions|billions)\b(?!\s+of\s+(?:rows|records|lines))|"
+                  # 'the gdp column (billions of dollars)'
+                  r"\(\s*(thousands|millions|billions)\s+of\s+(?!rows|records|lines)[a-z$€£]",
+                  instruction.lower())
+    if m:
+        return _MAGNITUDES[next(g for g in m.groups() if g).removesuffix("s")]
+    return 1.0
 
 
 def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Constraint]:
@@ -136,7 +143,8 @@ def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Cons
     text = re.sub(r"\b(against|with|to) (?:the )?[\w.-]+ (labels?|classes|column|groups)\b", r"\1 \2", normalise(instruction))
     text = _THOUSANDS.sub(lambda m: f"{float(m.group(1)) * 1000:g}", text)  # 'rmse<3k' is 3000
     # 'RMSE under 1.5 million' is 1500000, or 0.0015 where the figures are in billions
-    text = MAGNITUDE.sub(lambda m: f"{in_data_unit(m.group(1), m.group(2), unit):.10g}", text)
+    # (written out, never '1.5e+11': the number read after it stops at the 'e')
+    text = MAGNITUDE.sub(lambda m: f"{in_data_unit(m.group(1), m.group(2), unit):.10f}".rstrip("0").rstrip("."), text)
     found: list[Constraint] = []
     metric = _metric_pattern()
     forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
@@ -237,6 +245,12 @@ def _quantities(text: str, units: str):
         yield m
 
 
+_SPOKEN_TIMES = ((r"\b(?:an|one) hour and a half\b", "90 minutes"), (r"\b(?:a\s+)?half\s+(?:an\s+|a\s+)?hour\b", "30 minutes"),
+                 (r"\b(?:a\s+)?quarter\s+(?:of\s+)?(?:an\s+)?hour\b", "15 minutes"),
+                 (r"\bthree\s+quarters\s+of\s+an\s+hour\b", "45 minutes"),
+                 (r"\b(?:a\s+)?half\s+(?:a\s+)?minute\b", "30 seconds"), (r"\b(?:a\s+)?half\s+(?:a\s+)?day\b", "12 hours"))
+
+
 def parse_complexity(instruction: str) -> list[Constraint]:
     first: dict[str, Constraint] = {}
     for clause in clauses(instruction):
@@ -249,6 +263,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
     # 'less than a minute', 'within an hour'
     text = re.sub(r"\b(less than|under|within|below|at most|no more than|inside|no longer than|more than|over)\s+(?:a|an)\s+"
                   r"(minute|hour|second)\b", r"\1 1 \2", normalise(instruction))
+    # 'give it half an hour at the very most', 'a quarter of an hour', 'an hour and a half'
+    for said, amount in _SPOKEN_TIMES:
+        text = re.sub(said, amount, text)
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
     errors = "|".join(re.escape(a) for a, n in sorted(metrics.ALIASES.items(), key=lambda x: -len(x[0]))
@@ -272,8 +289,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
         if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
             op = "<="  # 'Time limit: 8 minutes'
-        if op is None and re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
-                                    r"(?:up\s+to\s+|about\s+|roughly\s+)?$", clause):
+        given = re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
+                          r"(?:up\s+to\s+|about\s+|roughly\s+)?$", clause)
+        if op is None and given:
             op = "<="  # 'give it ten minutes': what it is given is what it may take
         # this sentence's words only: 'Predict the price. Give it ten minutes' asks no prediction in ten minutes;
         # and for minutes or longer its clause only: 'a quick forecast of X, MAE at most 10, 2 mins tops' limits the
@@ -290,7 +308,8 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         kept_to = re.search(r"\b(?:keep|hold|limit|cap)\s+(?:it|this|things|everything|the\s+(?:training|run|search|job|"
                             r"whole thing|fit|fitting))\s+(?:to|at|under|below|within|inside)\s+(?:about\s+|roughly\s+)?$",
                             clause)
-        if kept_to and not re.search(rf"\b(?:{_LATENCY_WORDS})", window):
+        # ('give it 0.5 hour at the very most': what it is given, in hours too)
+        if (kept_to or given) and not re.search(rf"\b(?:{_LATENCY_WORDS})", window):
             op = op or "<="
             name, target = "training_time_s", value * _TIME_UNITS[unit] / 1000.0
         elif of_training:  # 'three minutes of training at most', 'give it ten minutes of search'
@@ -384,12 +403,28 @@ def requested_clusters(instruction: str) -> int | None:
     return int(words.get(m.group(1), m.group(1)))
 
 
-def reconcile(parsed: list[Constraint], instruction: str) -> tuple[list[Constraint], list[str]]:
+def percent_points(constraints: list[Constraint], profile: DataProfile | None, target: str | None) -> list[Constraint]:
+    """'an RMSE below three percent' of a water percentage (60.5, 46.0, 71.0): an error in the target's own points,
+    3, not 0.03; on a target between 0 and 1 a percent stays a share."""
+    column = next((c for c in profile.columns if c.name == target and c.kind == "numeric"), None) if profile is not None else None
+    try:
+        values = [abs(float(v)) for v in column.examples] if column is not None else []
+    except ValueError:
+        values = []
+    if not values or not 1.5 < max(values) <= 100:
+        return constraints
+    return [c.model_copy(update={"target": round(c.target * 100, 10)})
+            if c.name in {"rmse", "mae"} and re.search(r"\d\s*(?:%|percent\b|per cent\b)", c.phrase) else c
+            for c in constraints]
+
+
+def reconcile(parsed: list[Constraint], instruction: str, profile: DataProfile | None = None,
+              target: str | None = None) -> tuple[list[Constraint], list[str]]:
     """Keep the brain's constraints only where the instruction backs them; add what the brain missed.
 
     Returns the reconciled list and a note per correction, so the record shows what was overridden.
     """
-    truth = {c.name: c for c in parse_constraints(instruction)}
+    truth = {c.name: c for c in percent_points(parse_constraints(instruction), profile, target)}
     notes: list[str] = []
     result: dict[str, Constraint] = {}
     for c in parsed:

@@ -13,7 +13,7 @@ from pandas.api.types import is_numeric_dtype
 from ..errors import StepUnclear, UserFacingError
 from ..trainkit.times import as_times, decimal_year_frequency, step_counter
 from .constraints import conflicting_bounds
-from .understanding.windows import requested_windows
+from .understanding.windows import requested_windows, stated_step_s
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
 from .metrics import TASK_METRICS
 
@@ -86,10 +86,24 @@ def check_target(spec: RequirementSpec, frame: pd.DataFrame, data_name: str) -> 
 def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -> list[str]:
     if spec.problem.downstream_task != TaskType.time_series_forecasting:
         horizon = requested_windows(instruction)[1]
-        if horizon and spec.problem.downstream_task == TaskType.tabular_regression:
-            column = _time_column(frame)
-            if column is None and all(is_numeric_dtype(frame[c]) for c in frame.columns) \
-                    and _reads_as_a_series(frame):
+        if spec.problem.downstream_task != TaskType.tabular_regression:
+            return []
+        column = _time_column(frame)
+        a_series = column is None and all(is_numeric_dtype(frame[c]) for c in frame.columns) and _reads_as_a_series(frame)
+        if not horizon and a_series and re.search(_FORECAST_WORDS, instruction, re.IGNORECASE):
+            # 'Forecast NSWMetro.' of a series kept in row order: a regression on the other columns of the same row
+            # would forecast nothing
+            if stated_step_s(instruction) is not None:
+                raise StepUnclear("The instruction asks for a forecast but does not say how far ahead.",
+                                  "Say it in the instruction (e.g. 'the next 4 quarters', 'h=12').", status="rejected")
+            raise StepUnclear(
+                f"The instruction asks for a forecast, but the table has no time column and no horizon is said. If its "
+                f"{len(frame)} rows are the series' steps in file order, how far apart are they, and how far ahead "
+                "should it forecast?",
+                "Say both in the instruction (e.g. 'one row per month, the next 12 months'), or add a time column.",
+                status="rejected")
+        if horizon:
+            if a_series:
                 # a table of numbers that moves little from row to row may be a series in the order of its
                 # rows: how far apart they are is the fact the horizon ('next quarter', '3 months out') is counted
                 # in, and only the user knows it (a table of earthquakes, each row unlike the one before, is refused)
@@ -143,14 +157,23 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
 
 
 def _reads_as_a_series(frame: pd.DataFrame) -> bool:
-    """The table's columns move little from row to row (median lag-1 autocorrelation of its columns of more than two
-    values at 0.5 or more, over 24 rows or more), as a series kept in time order does and rows drawn one by one do
-    not (a noisy count such as vans' drivers killed a month may not, its neighbours in the table do)."""
+    """The table's columns move little from row to row or from season to season (median over its columns of more than
+    two values of their best autocorrelation at a neighbour's or a usual season's distance at 0.5 or more, over 24 rows
+    or more), as a series kept in time order does and rows drawn one by one do not (a noisy count such as vans' drivers
+    killed a month may not, its neighbours in the table do; quarterly visitor nights swing from quarter to quarter, and
+    agree with the same quarter a year before)."""
     columns = [c for c in frame.columns if frame[c].nunique() > 2]
     if len(frame) < 24 or not columns:
         return False
-    correlations = pd.Series([frame[c].astype(float).autocorr(1) for c in columns]).dropna()
-    return len(correlations) > 0 and float(correlations.median()) >= 0.5
+    lags = [lag for lag in _SEASON_LAGS if lag * 3 <= len(frame)]
+    best = pd.Series([max((frame[c].astype(float).autocorr(lag) for lag in lags), default=float("nan"))
+                      for c in columns]).dropna()
+    return len(best) > 0 and float(best.median()) >= 0.5
+
+
+_FORECAST_WORDS = r"\bforecast\w*|\boutlook\b|\bprognos\w*|\bpronóstic\w*|\bprévision\w*|\bvorhersag\w*"
+_SEASON_LAGS = (1, 4, 7, 12, 24, 52)  # the next row, and a year of quarters, a week of days, a year of months, a day
+# of hours, a year of weeks
 
 
 def _time_column(frame: pd.DataFrame) -> str | None:

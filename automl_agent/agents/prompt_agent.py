@@ -150,7 +150,7 @@ def cross_check(spec: RequirementSpec, instruction: str, profile: DataProfile,
         notes.append(f"direction for {problem.metric} corrected to {direction}")
         problem.metric_direction = direction
 
-    problem.constraints, constraint_notes = reconcile(problem.constraints, instruction)
+    problem.constraints, constraint_notes = reconcile(problem.constraints, instruction, profile, dataset.target)
     notes += constraint_notes
     for field_name in ("input_seq_len", "pred_seq_len"):
         wanted = getattr(rules.problem, field_name)

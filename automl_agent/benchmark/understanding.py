@@ -62,7 +62,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout31": Path(__file__).with_name("instructions_holdout31.yaml"),
            "holdout32": Path(__file__).with_name("instructions_holdout32.yaml"),
            "holdout33": Path(__file__).with_name("instructions_holdout33.yaml"),
-           "holdout34": Path(__file__).with_name("instructions_holdout34.yaml")}
+           "holdout34": Path(__file__).with_name("instructions_holdout34.yaml"),
+           "holdout35": Path(__file__).with_name("instructions_holdout35.yaml"),
+           "holdout36": Path(__file__).with_name("instructions_holdout36.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

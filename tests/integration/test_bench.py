@@ -12,7 +12,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_quick_dev_suite_scores_every_run_next_to_a_baseline(run_cli, workdir):
-    code, _, err = run_cli("bench", "--suite", "dev", "--quick", "--setting", "aware", "--budget", "8", "--plans", "2")
+    code, _, err = run_cli("bench", "--suite", "dev", "--quick", "--setting", "aware", "--budget", "8", "--plans", "1")
     assert code == 0, err[-3000:]
     results = sorted((workdir / "bench").glob("*/results.json"))[-1]
     report = json.loads(results.read_text())

@@ -15,7 +15,7 @@ from .. import metrics
 from ..understanding import NAMED, TargetDecision, decide_target, held_labels, judge_request, sentence_encoder
 from ..understanding.request import data_names
 from ..understanding.exclusions import without_excluded
-from ..constraints import mentioned_metric, parse_constraints, requested_clusters
+from ..constraints import mentioned_metric, parse_constraints, percent_points, requested_clusters
 from ..understanding.windows import requested_windows, rows_are_the_steps, stated_step_s
 from ..contracts import (
     CLASSIFICATION_TASKS, Candidate, ConstraintCheck, DataAnalysis, DataProfile, DatasetSpec, DecomposedPlan, ExecutionVerdict,
@@ -134,7 +134,7 @@ class OfflineRules:
             target = held_labels(instruction, profile) or (target if decision.how in NAMED else None)
         metric = mentioned_metric(instruction, task, tuple(profile.names)) or (
             "rand_index" if task == TaskType.tabular_clustering and target else default_metric(task, profile, target))
-        constraints = parse_constraints(instruction)
+        constraints = percent_points(parse_constraints(instruction), profile, target)
         lookback, horizon = requested_windows(instruction, profile.time_step_s or stated_step_s(instruction))
         domain_words = [w for w in ("churn", "price", "customer", "medical", "finance", "retail", "energy", "wine") if w in instruction.lower()]
         return RequirementSpec(

@@ -142,7 +142,9 @@ LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAU
 
 # words before a list of inputs said without 'only'
 _LISTING_WORDS = (r"from|off|off of|using|use|based on|given|as a function of|in terms of|on the basis of|please take|"
-                  r"take into account|taking into account")
+                  r"take into account|taking into account|"
+                  # 'the price of a journal with the columns society, pages, ...' ('along with' adds to what is predicted)
+                  r"(?<!along )(?<!together )(?<!compared )(?<!comparing it )with")
 
 
 def restriction_strength(opener: str) -> str:
@@ -249,6 +251,8 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
         if re.search(rf"\b(?:is|are|was|were|comes?|came|{NEGATIONS})\s*$", text[:m.start()]):
             continue  # 'whether the customer is from France, Spain or Italy', "don't use A, B and C"
         a, b = list_after(text, m.end())
+        if re.search(r"\bexcept|\bexclu|\bwithout\b", text[m.end():a]) or re.match(rf"\s*(?:{NEGATIONS})\b", text[a:b]):
+            continue  # 'all the other fields with two exceptions: drop A, ... and drop B': what is left out
         items = [i for i in re.split(r",|\band\b|\bor\b|&", text[a:b]) if i.strip()]
         if len(items) >= 3 and not any(s[1] <= a < max(s[2], s[1] + 1) or a <= s[1] < b for s in spans):
             # 'for this please take A, B and C' asks for them as plainly as 'using only'

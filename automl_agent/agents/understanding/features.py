@@ -115,7 +115,9 @@ class FeatureChoice(BaseModel):
                                              description="items said not to be used that name no column, or several")
 
 
-def _items(chunk: str) -> list[str]:
+def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
+    """The list's items without their noise words; an item that is a column's name whole stays, though the name is a
+    noise word ('pages, subs and field' with a column called field)."""
     items = []
     for piece in re.split(_ITEM_SPLIT, chunk):
         if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
@@ -123,8 +125,8 @@ def _items(chunk: str) -> list[str]:
             continue  # 'the logged pay variable, which is just the answer rewritten, and ...': an aside on the item before
         # 'the occupation where he is working': the item, without what is said of it
         piece = re.sub(r"\s+(?:where|who|which)\s+(?:he|she|they|it|is|are|was|were)\b.*$", "", piece)
-        words = re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-"))
-        words = " ".join(words.split())
+        bare = re.sub(r"^(?:(?:the|its|their|a|an)\s+)+", "", " ".join(piece.strip(" '\"`:-.").split()))
+        words = bare if bare.lower() in names else " ".join(re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-")).split())
         if words:
             items.append(words)
     return items
@@ -289,7 +291,9 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             return spelled, False
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
-    if len(content) == 2:  # 'the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure)
+    # ('the subscription price' is price, a column's whole name, not subs spelled with a synonym 'sold')
+    if len(content) == 2 and not any(w in names for w in content):
+        # 'the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure)
         by_synonym = {c.name for i in range(2) for other in concept_synonyms(content[i]) for c in columns
                       if abbreviates_phrase(c.name, [other if k == i else w for k, w in enumerate(content)])}
         if len(by_synonym) == 1:
@@ -392,7 +396,7 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
         group = _counted_group(int(whole.group(1)), whole.group(2).replace("/", " "), columns)
         if group:
             return group, []
-    for item in _items(chunk):
+    for item in _items(chunk, frozenset(c.name.lower() for c in columns)):
         names, group = _columns_for(item, columns)
         if len(names) == 1 or (names and group):
             found += [n for n in names if n not in found]
@@ -552,6 +556,7 @@ _NEGATED_NOISE = (r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|
                   r"naturally|surely|thanks?|thank you|pls|plz|"
                   # 'without letting the clustering see the position'
                   r"let(?:s|ting)?|allow(?:s|ing)?|see(?:s|ing)?|touch(?:es|ing)?|clustering|algorithm)\b")
+_USE_VERB = r"\b(?:us(?:e|es|ed|ing)|include[sd]?|including|consider(?:ed)?|tak(?:e|en)|feed|fed|put)\b"
 _NOT_ITEMS = (r"\b(?:anything|everything|nothing|something|everyone|everybody|nobody|other|others|rest|interesting|"
               r"important|useful|relevant|"
               r"rows?|records?|cases?|observations?|entries|labels?|thanks?|perfect|supervis\w*|help|care|leak\w*|"
@@ -644,12 +649,16 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                     before = text[_sentence_starts(text, clause_at)[1]:clause_at] + " , " + before
                 span = before + " , " + after
         span = _without_colon_reason(span)
+        # ('drop case (f1 >= .74, WS = positive) (train < 2 min)': a parenthesis of bounds is no item)
+        span = re.sub(r"\([^()]*[<>=\u2264\u2265][^()]*\)?", " ", span)
         said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
         elif (grouped := re.search(r"\(([^()]+)\)[\s,]*$", said)) and _names_in(grouped.group(1), profile):
             # 'the race and sex indicators (white, black, male) stay out': the names are the list
             said, span = grouped.group(1), f"({grouped.group(1)})"
+        # ('don't use woman' with a column called use: the verb after the negation is no item)
+        said = re.sub(rf"^\s*(?:(?:be|been|get|being)\s+)?{_USE_VERB}\s+(?=\S)", " ", said)
         for item in re.split(_ITEM_SPLIT, said):  # an item names its first column: 'the chapter of their cause of death'
             hits = []
             for column in columns:

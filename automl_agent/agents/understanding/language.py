@@ -449,6 +449,12 @@ def _learner_english(text: str) -> str:
              "wk": "weeks", "wks": "weeks", "hr": "hours", "hrs": "hours", "qtr": "quarters", "qtrs": "quarters"}
     text = re.sub(r"\b(\d+)\s*(yrs?|mos?|mths?|wks?|hrs?|qtrs?)\b\.?", lambda m: f"{m.group(1)} {short[m.group(2).lower()]}",
                   text, flags=re.IGNORECASE)
+    # 'budget 5m', 'time limit: 90s': a time budget said in a unit's letter ('5m' is not 5 metres or millions there)
+    text = re.sub(r"\b((?:time\s+)?budget|time\s*limit|timeout|time\s*cap|max(?:imum)?\s+time|train(?:ing)?\s+time|"
+                  r"run\s*time|runtime|wall\s*clock)(\s*[=:]?\s*(?:of\s+)?)(\d+(?:\.\d+)?)\s*(h|m|s)\b(?!\.\d)",
+                  lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)} "
+                            f"{ {'h': 'hours', 'm': 'minutes', 's': 'seconds'}[m.group(4).lower()]}",
+                  text, flags=re.IGNORECASE)
     # 'classify urban off wage, educ, IQ', 'based off of age': the inputs after a colloquial 'off'
     text = re.sub(r"\b((?:predict|classify|regress|model|estimate|guess|forecast)\w*\s+[\w.-]+(?:\s*\([^)]*\))?)\s+"
                   r"off(?:\s+of)?\s+(?=\w)", r"\1 from ", text, flags=re.IGNORECASE)

@@ -261,7 +261,9 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
         features.append((a, b))
     # 'the temperature for each origin': the series it is said of, a grouping, not what to predict
     for m in re.finditer(r"\b(?:for each|for every|at each|in each|per)\s+(?:of\s+)?(?:the\s+)?(?:\d+\s+)?", text):
-        said = re.match(r"[\w.-]+(?:\s+(?!for\b|from\b|over\b|in\b|on\b|next\b|and\b)[\w.-]+){0,2}", text[m.end():])
+        # (a dot inside a name, 'price.sunny'; one after a word ends the sentence: 'one row per quarter. Forecast X')
+        said = re.match(r"[\w-]+(?:\.[\w-]+)*(?:\s+(?!for\b|from\b|over\b|in\b|on\b|next\b|and\b)[\w-]+(?:\.[\w-]+)*){0,2}",
+                        text[m.end():])
         if said:
             features.append((m.end(), m.end() + said.end()))
     # "regress Y on X"
@@ -541,7 +543,8 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                         and run[-1].text not in STOPWORDS \
                         and len(inner) <= (2 if n == 4 else 1) and run[-1].start - first.end <= 12 * n \
                         and not any(t.text in {"each", "every", "per"} for t in inner) \
-                        and abbreviates_phrase(column.name, [t.text for t in said]) \
+                        and (abbreviates_phrase(column.name, [t.text for t in said])
+                             or (inner and abbreviates_phrase(column.name, [t.text for t in run]))) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
         # 'applicant income' said, atotinc meant: two words that spell the name but for a word between them
@@ -556,6 +559,11 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 for first, last in zip(toks, toks[1:])
                 if len(first.text) >= 3 and first.text not in STOPWORDS and last.text not in STOPWORDS
                 and name == _singular(last.text) + first.text]
+        # 'the founding year' for foundingyear: the words of the name said apart, in its order
+        out += [_Evidence(column.name, 0.95, "words", " ".join(t.text for t in run), run[0].start, run[-1].end)
+                for n in (2, 3) for i in range(len(toks) - n + 1)
+                if len(run := toks[i:i + n]) == n and all(len(t.text) >= 2 for t in run)
+                and all(b.start - a.end == 1 for a, b in zip(run, run[1:])) and "".join(t.text for t in run) == name]
         # 'yearacc', 'yearveh': a name run together from words; its first word said alone is half of it, as 'year' is
         # for yearVeh, so 'the year' fits both and is asked about
         # ('the stays' is stay said of stayshort and staylong alike, a plural's s never the start of the next word;

@@ -77,6 +77,8 @@ def _horizon_phrases() -> tuple[str, ...]:
     unit = rf"{_UNIT_ADJECTIVES}({_WINDOW_UNITS})"
     return (
         rf"\bhorizon\s*(?:of\s*)?[=:]?\s*{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        # 'h=4 quarters', 'h = 12': the forecasting texts' letter for the horizon
+        rf"(?<![\w.])h\s*=\s*(\d+)\s*(?:{unit})?",
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
         # 'a three-month-ahead forecast' as well as '3 months ahead'
         rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?(?:\s+|-)(?:ahead|out|forward|horizon|into the future)\b",

@@ -257,8 +257,8 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
             return True
         last = j == len(words) - 1
         # only the last word gives more than a few letters: 'months' is not 'monthly spending' ('faminc' is
-        # 'family income', 'huswage' 'husband wage')
-        while k < len(name) and (last or k - i < (3 if least == 1 else 4)):
+        # 'family income', 'huswage' 'husband wage'); a long word may give four ('charpp', characters per page)
+        while k < len(name) and (last or k - i < (3 if least == 1 and len(word) < 8 else 4)):
             found = word.find(name[k], pos)
             if found < 0:
                 return False
@@ -274,9 +274,14 @@ def abbreviates_with_a_word_unsaid(name: str, first: str, last: str) -> bool:
     """'atotinc' for 'applicant income': the name starts as the first word does, ends with the start of the last
     (three letters or more) and holds two to four letters between that the words do not give (a 'total' left
     unsaid). Such a column is as likely as the one the words spell exactly, so the two are asked about."""
+    parts = split_name(name) if name != name.lower() and name != name.upper() else []
     name = name.lower()
     if not name.isalpha() or not first or name[0] != first[0]:
         return False
+    if len(parts) >= 2:
+        # a name whose capitals mark its words ('WAUCoast', 'NSWSthCo'): the word left unsaid is one of them, so
+        # 'wales coast' spells no WAUCoast (its 'AU' is no word between 'wales' and 'coast')
+        return len(parts) >= 3 and first.startswith(parts[0]) and last.startswith(parts[-1])
     for head in range(1, min(len(first), 4) + 1):
         if not first.startswith(name[:head]):
             break
