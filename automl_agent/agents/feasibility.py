@@ -85,12 +85,15 @@ def check_target(spec: RequirementSpec, frame: pd.DataFrame, data_name: str) -> 
 
 def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -> list[str]:
     if spec.problem.downstream_task != TaskType.time_series_forecasting:
-        horizon = requested_windows(instruction)[1]
         if spec.problem.downstream_task != TaskType.tabular_regression:
             return []
+        horizon = requested_windows(instruction)[1]
+        forecast_said = re.search(_FORECAST_WORDS, instruction, re.IGNORECASE) is not None
+        if not horizon and not forecast_said:
+            return []  # a regression that asks for no step ahead: the table's shape is not looked at
         column = _time_column(frame)
         a_series = column is None and all(is_numeric_dtype(frame[c]) for c in frame.columns) and _reads_as_a_series(frame)
-        if not horizon and a_series and re.search(_FORECAST_WORDS, instruction, re.IGNORECASE):
+        if not horizon and a_series:
             # 'Forecast NSWMetro.' of a series kept in row order: a regression on the other columns of the same row
             # would forecast nothing
             if stated_step_s(instruction) is not None:
