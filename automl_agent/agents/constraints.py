@@ -33,6 +33,8 @@ _AFTER = ((r"or (?:less|lower|fewer|under|below|faster)|max(?:imum)?\b|tops|at (
           # ('0.42 min/mile' is a pace)
           (r"or (?:more|higher|better|above|greater)|at (?:the )?(?:very )?least|min(?:imum)?\b(?!\s*(?:/|per\b))|or over|\+(?![\d.])", ">="))
 _GAP = r"[^.\d]{0,40}?"
+# 'the F1 score for the injury class, which should be at least 0.35': a relative clause carries the bound further
+_RELATIVE_GAP = r"[^.\d;]{0,50}?,\s*(?:which|that)\s+(?:should|must|shall|has to|needs to|ought to|will need to)\s+be\b[^.\d]{0,20}?"
 
 
 def _number(text: str, percent: str | None) -> float:
@@ -147,7 +149,7 @@ def _clause_performance_bounds(instruction: str, unit: float = 1.0) -> list[Cons
     text = MAGNITUDE.sub(lambda m: f"{in_data_unit(m.group(1), m.group(2), unit):.10f}".rstrip("0").rstrip("."), text)
     found: list[Constraint] = []
     metric = _metric_pattern()
-    forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}){_NUMBER}"
+    forward = rf"(?<![\w-])({metric})(?![\w-])({_GAP}|{_RELATIVE_GAP}){_NUMBER}"
     backward = rf"({_GAP}){_NUMBER}\s*(?:of\s+|in\s+)?(?:the\s+)?(?<![\w-])({metric})(?![\w-])"
     matches = []
     for m in re.finditer(forward, text):
@@ -266,6 +268,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
     # 'give it half an hour at the very most', 'a quarter of an hour', 'an hour and a half'
     for said, amount in _SPOKEN_TIMES:
         text = re.sub(said, amount, text)
+    # 'it can run for an hour tops', 'take a minute at most': one unit, said with an article
+    text = re.sub(r"\b(for|spend|spends|take|takes|give it|allow it|allow)\s+(?:a|an|one)\s+(minute|hour)\b", r"\1 1 \2",
+                  text)
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
     errors = "|".join(re.escape(a) for a, n in sorted(metrics.ALIASES.items(), key=lambda x: -len(x[0]))
@@ -289,8 +294,12 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
         if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
             op = "<="  # 'Time limit: 8 minutes'
+        # ('it can run for an hour tops', 'the job may take 20 minutes at most': what the job may spend)
         given = re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
-                          r"(?:up\s+to\s+|about\s+|roughly\s+)?$", clause)
+                          r"(?:up\s+to\s+|about\s+|roughly\s+)?$|"
+                          r"\b(?:it|the\s+(?:model|training|search|run|job|fit)|training|this)\s+(?:can|may|could|is allowed to|"
+                          r"gets? to)\s+(?:run|train|take|spend|go)\s+(?:for\s+)?(?:up\s+to\s+|about\s+|roughly\s+)?$",
+                          clause)
         if op is None and given:
             op = "<="  # 'give it ten minutes': what it is given is what it may take
         # this sentence's words only: 'Predict the price. Give it ten minutes' asks no prediction in ten minutes;
@@ -371,6 +380,11 @@ def unsupported_metric(instruction: str, columns: tuple[str, ...] = ()) -> str |
     return min(found)[1] if found else None
 
 
+# 'accuracy is meaningless here', 'accuracy would be misleading': a measure named to be set aside
+_DISMISSED = (r"\s*(?:is|are|would be|will be|'s|seems?)\s+(?:\w+\s+)?(?:meaningless|misleading|useless|pointless|"
+              r"irrelevant|worthless|deceptive|no good|not (?:useful|helpful|meaningful|informative|what))\b")
+
+
 def mentioned_metric(instruction: str, task: TaskType, columns: tuple[str, ...] = ()) -> str | None:
     """The first metric the instruction names that fits the task (with or without a number); a name inside an
     unsupported one ('accuracy' in 'balanced accuracy') is not it, nor is a column's name ('r1 through r10' in a
@@ -387,7 +401,8 @@ def mentioned_metric(instruction: str, task: TaskType, columns: tuple[str, ...] 
             if any(a <= m.start() and m.end() <= b for a, b, _ in inside):
                 continue
             after = text[m.end():m.end() + 30]
-            if _negated_before(text, m.start()) or re.match(r"\s*(?:is|are)\s*(?:not|n't)\b|\s*isn't\b|\s*doesn't", after):
+            if _negated_before(text, m.start()) or re.match(r"\s*(?:is|are)\s*(?:not|n't)\b|\s*isn't\b|\s*doesn't", after) \
+                    or re.match(_DISMISSED, after):
                 continue
             if best is None or m.start() < best[0]:
                 best = (m.start(), name)

@@ -64,7 +64,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout33": Path(__file__).with_name("instructions_holdout33.yaml"),
            "holdout34": Path(__file__).with_name("instructions_holdout34.yaml"),
            "holdout35": Path(__file__).with_name("instructions_holdout35.yaml"),
-           "holdout36": Path(__file__).with_name("instructions_holdout36.yaml")}
+           "holdout36": Path(__file__).with_name("instructions_holdout36.yaml"),
+           "holdout37": Path(__file__).with_name("instructions_holdout37.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

@@ -125,14 +125,21 @@ def _read_values(values: pd.Series, weights: pd.Series, decimal: str) -> tuple[p
 
     loose_missing = _missing_mask(lower, MISSING_EVERYWHERE | MISSING_AMONG_NUMBERS)
     candidates = text[~loose_missing]
-    unit = _common_unit(candidates, weights)
+    plain_numbers = pd.to_numeric(candidates, errors="coerce") if decimal == "." else None
+    # (a column whose every value reads as a number as it stands has no unit written after them)
+    unit = None if plain_numbers is not None and not plain_numbers.isna().any() else _common_unit(candidates, weights)
     if unit is not None:
         number, written_unit = (part for _, part in candidates.str.extract(_WITH_UNIT.pattern, expand=True).items())
         candidates = number.where(written_unit.str.strip() == unit, candidates)
     if not _mostly_digits(candidates):
         numbers, signs = pd.Series(np.nan, index=candidates.index), {}
     else:
-        numbers = pd.to_numeric(candidates, errors="coerce") if decimal == "." else candidates.iloc[:0]
+        if decimal != ".":
+            numbers = candidates.iloc[:0]
+        elif unit is None and plain_numbers is not None:
+            numbers = plain_numbers
+        else:
+            numbers = pd.to_numeric(candidates, errors="coerce")
         signs = {"thousands": 0, "currency": 0, "percent": 0}
         if len(numbers) != len(candidates) or numbers.isna().any():
             numbers, signs = _as_numbers(candidates, decimal, weights)
@@ -200,6 +207,8 @@ def _sentinel(values: pd.Series, weights: pd.Series) -> float | None:
     """A code written for 'not measured' in a column of numbers: -999 in a column of positive values, 9999 in a column
     whose other values stay below a fifth of it; repeated, and never most of the column (`weights`: rows per value)."""
     present = values.dropna()
+    if not present.isin(_SENTINELS).any():
+        return None
     rows = int(weights[present.index].sum())
     if rows < 20:
         return None

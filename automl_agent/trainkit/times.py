@@ -27,10 +27,21 @@ def decimal_year_frequency(values: pd.Series) -> int | None:
         return None
     for frequency in _PERIODS_A_YEAR:
         if np.allclose(steps, 1 / frequency, rtol=0, atol=0.01 / frequency):
-            if frequency == 1 and str(values.name).strip().lower() not in {"time", "date", "period", "t"}:
+            if frequency == 1 and not _a_yearly_clock(values):
                 return None
             return frequency
     return None
+
+
+def _a_yearly_clock(values: pd.Series) -> bool:
+    """Whole years one apart order a series when the column is named like a time, or named a year and holding one row
+    per year in the rows' own order over at least _MIN_STEPS years (annual regional averages 1900..2021); a survey's
+    years repeat, and a few rows of years are as likely a small table's ordinal as a clock."""
+    name = str(values.name).strip().lower()
+    if name in {"time", "date", "period", "t"}:
+        return True
+    in_row_order = bool(np.all(np.diff(values.to_numpy(dtype=float)) > 0))
+    return name in {"year", "yr", "years"} and len(values) >= _MIN_STEPS and in_row_order and not values.isna().any()
 
 
 # names a column numbering a series' steps goes by

@@ -66,9 +66,11 @@ def test_decimal_years_are_read_as_the_dates_of_their_periods():
     assert dates.iloc[0] == pd.Timestamp("1990-01-01") and dates.iloc[13] == pd.Timestamp("1991-02-01")
     quarterly = pd.Series(1960 + np.arange(12) / 4, name="t")
     assert as_times(quarterly).iloc[5] == pd.Timestamp("1961-04-01")
-    # whole years are a clock only in a column named like one; a survey's years, or any other numbers, are not
+    # whole years are a clock only in a column named like one (a column called year: one row per year, in order);
+    # a survey's years, or any other numbers, are not
     assert decimal_year_frequency(pd.Series(np.arange(1900, 1950), name="time")) == 1
-    assert decimal_year_frequency(pd.Series(np.arange(1900, 1950), name="year")) is None
+    assert decimal_year_frequency(pd.Series(np.arange(1900, 1950)[::-1], name="year")) is None
+    assert decimal_year_frequency(pd.Series(np.arange(1900, 1950), name="survey")) is None
     assert decimal_year_frequency(pd.Series([1990, 1990, 1991, 1992], name="time")) is None
     assert decimal_year_frequency(pd.Series(np.linspace(0, 1, 20), name="time")) is None
 

@@ -24,10 +24,22 @@ def sentence_encoder():
         return None
 
     def similarity(phrase: str, texts: list[str]) -> list[float]:
-        vectors = minilm_encoder().encode([phrase, *texts], normalize_embeddings=True, show_progress_bar=False)
+        vectors = _encoded([phrase, *texts], minilm_encoder())
         return [float(vectors[0] @ v) for v in vectors[1:]]
 
     return similarity
+
+
+_VECTORS: dict[str, object] = {}  # text -> its unit vector: a table's column descriptions recur in every instruction
+
+
+def _encoded(texts: list[str], encoder) -> list:
+    missing = [t for t in dict.fromkeys(texts) if t not in _VECTORS]
+    if missing:
+        if len(_VECTORS) > 20_000:
+            _VECTORS.clear()
+        _VECTORS.update(zip(missing, encoder.encode(missing, normalize_embeddings=True, show_progress_bar=False)))
+    return [_VECTORS[t] for t in texts]
 
 
 __all__ = ["Canonical", "canonical", "read_as", "NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",

@@ -261,18 +261,21 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
     return tuple(spans)  # cached: the target decision asks twice per instruction, the input decision once more
 
 
-def list_start(text: str, start: int, end: int) -> int:
+def list_start(text: str, start: int, end: int, windows: list[tuple[int, int]] = ()) -> int:
     """Where the list of inputs before 'as features' begins: back over short comma-separated items ('carat, cut and
     colour as features'), not into the clause before them ('a valuation model for stones, 4cs as features'), nor past
-    'but' or 'X as the label and'."""
+    'but' or 'X as the label and', nor over a window said between ('ausAVt, five years ahead, using the previous ten
+    years as input': its inputs are years of the series, no list)."""
     chunk = text[start:end]
     cut = [m.end() for m in re.finditer(r"\bbut\b|\bas (?:the |our )?(?:label|target|output|outcome)\b(?:\s+and\b)?", chunk)]
     if cut:
         start, chunk = start + cut[-1], chunk[cut[-1]:]
     pieces = re.split(r",(?![^(]*\))", chunk)
     kept = [pieces[-1]]
+    at = end - len(pieces[-1])
     for piece in reversed(pieces[:-1]):
-        if len(piece.split()) > 4:
+        at -= len(piece) + 1
+        if len(piece.split()) > 4 or any(a < at + len(piece) and at < b for a, b in windows):
             break
         kept.append(piece)
     return end - len(",".join(reversed(kept)))

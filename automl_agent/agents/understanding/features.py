@@ -361,6 +361,15 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             inside = [c.name for c in columns if family.group(1)[:cut] in c.name.lower()]
             if inside:
                 return (inside, True) if len(inside) >= 2 else ([], False)
+    # 'the manufacturing measurements' for man_proc_01 ... man_proc_45: a word that begins with the first part of
+    # several names (three letters or more) names them as a group, when every name so begun shares that part
+    led = re.fullmatch(rf"(?:(?:the|all|any|no)\s+)?([a-z]{{6,}})(?:\s+(?:{COLUMN_NOUNS}|measurements?|measures|readings))?",
+                       bare)
+    if led:
+        firsts = {c.name: parts.words[0] for c in columns if len((parts := name_parts(c.name)).words) > 1}
+        begun = {name: first for name, first in firsts.items() if len(first) >= 3 and led.group(1).startswith(first)}
+        if len(begun) >= 2 and len(set(begun.values())) == 1:
+            return list(begun), True
     return [], False
 
 
@@ -406,6 +415,11 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             near = sorted(_scores(item, columns).items(), key=lambda kv: -kv[1])[:3]
             hint = f" (nearest: {describe([n for n, _ in near], 'or')})" if near else ""
             unresolved.append(f"'{item}'{hint}")
+    # ('the 12 measurements of the raw material, of bio_material_01, ..., bio_material_12': an item that counts as many
+    # columns as the others name is their heading)
+    counts = {u: int(m.group(1)) for u in unresolved if (m := re.match(r"'(?:the\s+|all\s+)?(\d+)\s+[a-z]", u))}
+    if found and counts:
+        unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
 
 
@@ -651,6 +665,9 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         span = _without_colon_reason(span)
         # ('drop case (f1 >= .74, WS = positive) (train < 2 min)': a parenthesis of bounds is no item)
         span = re.sub(r"\([^()]*[<>=\u2264\u2265][^()]*\)?", " ", span)
+        # ('except high.risk (that's the doctor's own judgement and we want the model to stand on its own)': a
+        # parenthesis that names no column and says a sentence is the reason, no item)
+        span = re.sub(r"\(([^()]*)\)?", lambda m: " " if _a_reason_said(m.group(1), profile) else m.group(0), span)
         said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
@@ -817,6 +834,13 @@ def _counted(pronoun: str) -> int | None:
     counted = [n for w, n in _COUNT_WORDS.items() if re.search(rf"\b{w}\b", pronoun)] + \
         [int(d) for d in re.findall(r"\d+", pronoun)]
     return counted[0] if counted else None
+
+
+def _a_reason_said(inside: str, profile: DataProfile) -> bool:
+    """What a parenthesis holds is a sentence about the list, not items of it: no column named, and a verb or a
+    subject ('that's the doctor's own judgement and we want ...'; '(trunk diameter, spread and needle length)' lists)."""
+    return not _names_in(inside.lower(), profile) and re.search(
+        rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b", inside) is not None
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:

@@ -492,6 +492,13 @@ def _learner_english(text: str) -> str:
     text = re.sub(rf"{off}(?:be\s+)?off\b([^.?!;]{{0,40}}?)\s*\bon\s+average\b|\bon\s+average\b,?\s*{off}(?:be\s+)?off\b|"
                   rf"{off}(?:typically|usually|normally)\s+(?:be\s+)?off\b",
                   lambda m: f"what mean absolute error{m.group(1) or ''}", text, flags=re.IGNORECASE)
+    # 'on average we're off by no more than 150 mm', 'off by at most 3 points on average': a bound on the mean absolute
+    # error (a metric named after it stays the one named)
+    text = re.sub(r"\bon\s+average\b,?\s*(?:[\w']+\s+){0,3}?(?:off|out|wrong)\s+by\b(?![^.;!?]{0,60}\((?:the\s+)?[a-z]*\s*(?:error|rmse|mse|mape))",
+                  "a mean absolute error of", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(?:off|out|wrong)\s+by\s+((?:no more than|not more than|at most|less than|under|below|within|up to)\s+"
+                  r"[\d.,]+(?:\s+[a-z%$]+){0,3}?)\s+on\s+average\b(?!\s*[(:,-]?\s*(?:as\s+)?(?:the\s+)?(?:[a-z]+\s+){0,3}?(?:error|rmse|mse|mae|mape)\b)",
+                  lambda m: f"a mean absolute error of {m.group(1)}", text, flags=re.IGNORECASE)
     # 'AU$2.5m', '€3bn': money in millions or billions, said the short way
     text = re.sub(r"([$€£])\s*(\d+(?:\.\d+)?)\s*(m|mn|bn)\b", lambda m: f"{m.group(1)}{m.group(2)} "
                   f"{'billion' if m.group(3) == 'bn' else 'million'}", text)

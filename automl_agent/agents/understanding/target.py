@@ -273,7 +273,11 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # "X and Y go in; Z comes out", "X as inputs"
     for m in re.finditer(r"([^.;:?!]*?)\b(?:go in|goes in|are the inputs|as inputs?|as features?|are inputs|are features)\b",
                          text):
-        features.append((list_start(text, m.start(1), m.end(1)), m.end(1)))
+        windows = window_spans(text)
+        start = list_start(text, m.start(1), m.end(1), windows)
+        if not any(start < b <= m.end(1) and not text[b:m.end(1)].strip() for a, b in windows):
+            # 'the previous ten years as input' is a lookback
+            features.append((start, m.end(1)))
     # 'based only on contract and tenure', 'features restricted to carat', 'amount and hour are the only features'
     features += [(a, b) for _, a, b, _, _ in input_spans(text)]
     # ('everyone who was not hospitalised died': a 'not' in a relative clause describes the rows)
@@ -806,8 +810,14 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
     # and what is said right after a name to gloss it ('lprice, the log house price, on ...', 'the assess column
     # (assessed value of house)'): the words describe that column and name no other
+    named_in_full = list(spans)
     spans += [(b, end, name) for a, b, name in list(spans) if (end := gloss_after(text, a, b, name)) is not None]
-    said_of = {c.name: column_mentions(c, text, toks) for c in columns}
+    # words that spell a name never take in another column's whole name, unless it stands in this name ('temperature,
+    # ausAVt' spells no tasAVt; 'the log price' spells lprice)
+    said_of = {c.name: [e for e in column_mentions(c, text, toks)
+                        if e.how != "words" or not any(e.start <= a and b <= e.end and name.lower() not in c.name.lower()
+                                                       for a, b, name in named_in_full)]
+               for c in columns}
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
     spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for

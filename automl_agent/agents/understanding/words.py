@@ -295,11 +295,11 @@ def abbreviates_with_a_word_unsaid(name: str, first: str, last: str) -> bool:
 @lru_cache(maxsize=1)
 def english_vocabulary() -> frozenset[str]:
     """Whole English words (the bundled sentence encoder's vocabulary); empty when the encoder is not installed."""
-    from ...trainkit.runtime import minilm_encoder, minilm_available
+    from ...trainkit.runtime import minilm_available, minilm_vocabulary
 
     if not minilm_available():
         return frozenset()
-    return frozenset(w for w in minilm_encoder().tokenizer.vocab if w.isalpha())
+    return frozenset(w for w in minilm_vocabulary() if w.isalpha())
 
 
 def short_form_at_end(name: str, word: str) -> bool:
