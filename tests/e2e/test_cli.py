@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -171,16 +172,9 @@ CRASH_POINTS = {
 }
 
 
-@pytest.mark.parametrize("phase", list(CRASH_POINTS))
-def test_a_run_killed_in_any_phase_resumes_without_redoing_finished_stages(churn_run, churn_csv, phase):
-    """SIGKILL the CLI (and its whole process group) as a phase begins; nothing of the run keeps running, nothing
-    it logged to MLflow is lost, and rerunning the same --run-id reuses every finished stage and completes."""
-    workdir, _, env = churn_run
-    marker, finished = CRASH_POINTS[phase]
-    run_id = f"crash-in-{phase}"
-    # F1 only: a latency limit would make this test depend on how loaded the machine is
-    command = [*CLI, "--workdir", str(workdir), "run", "Build a model to predict customer churn. F1 should be at least 0.5.",
-               "--data", str(churn_csv), "--budget", "10", "--run-id", run_id]
+def _run_until(command: list[str], env: dict, marker: str) -> list[str]:
+    """The CLI's stderr lines up to the one that starts with `marker`; then the CLI and its whole process group are
+    killed (SIGKILL: nothing of it gets to clean up)."""
     crashed = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                                start_new_session=True)
     seen = []
@@ -194,22 +188,46 @@ def test_a_run_killed_in_any_phase_resumes_without_redoing_finished_stages(churn
     finally:
         os.killpg(crashed.pid, 9)
         crashed.wait(timeout=30)
-    assert seen[-1].startswith(marker), "".join(seen)[-3000:]
-    run_dir = workdir / "runs" / run_id
-    time.sleep(1)
-    assert _processes_mentioning(str(run_dir)) == [], "a process of the killed run is still running"
-    interrupted = json.loads((run_dir / "run.json").read_text())
-    assert interrupted["status"] == "running" and interrupted["mlflow_run_id"]
-    logged_before = _mlflow_footprint(interrupted)
+    return seen
 
-    resumed = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=600, env=env)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    record = json.loads(resumed.stdout)
-    assert record["status"] == "succeeded" and record["mlflow_run_id"] == interrupted["mlflow_run_id"]
-    assert finished <= set(record["resumed_stages"]), record["resumed_stages"]
-    if phase == "training":
-        assert "run_pipeline" not in record["resumed_stages"]  # it never finished, so it ran again
-    assert "resumed from the finished stage" in resumed.stderr
+
+def test_a_run_killed_in_each_phase_in_turn_resumes_without_redoing_finished_stages(churn_run, churn_csv):
+    """SIGKILL the CLI (and its whole process group) as a phase begins, then rerun the same --run-id and kill it as
+    the next phase begins, and so on through every phase (one run: a resumed run is as killable as a fresh one).
+    Each time nothing of the run keeps running and nothing it logged to MLflow is lost; each rerun reuses every stage
+    finished before it was killed (a training cut short runs again); the last rerun completes."""
+    workdir, _, env = churn_run
+    run_id = "crash-in-every-phase"
+    # F1 only: a latency limit would make this test depend on how loaded the machine is
+    command = [*CLI, "--workdir", str(workdir), "run", "Build a model to predict customer churn. F1 should be at least 0.5.",
+               "--data", str(churn_csv), "--budget", "10", "--run-id", run_id]
+    run_dir = workdir / "runs" / run_id
+    finished_before: set[str] = set()
+    logged_before: set[str] = set()
+    mlflow_run_id = None
+    for phase, (marker, finished) in CRASH_POINTS.items():
+        seen = _run_until(command, env, marker)
+        assert seen[-1].startswith(marker), (phase, "".join(seen)[-3000:])
+        resumed = {m.group(1) for line in seen if (m := re.match(r"\s+(\w+): resumed from the finished stage", line))}
+        assert finished_before <= resumed, (phase, finished_before - resumed)
+        if phase == "packaging":  # the training killed as it began never finished, so it ran again
+            assert "run_pipeline" not in resumed and any(line.startswith("    trial") for line in seen)
+        time.sleep(1)
+        assert _processes_mentioning(str(run_dir)) == [], f"a process of the run killed in {phase} is still running"
+        interrupted = json.loads((run_dir / "run.json").read_text())
+        assert interrupted["status"] == "running" and interrupted["mlflow_run_id"]
+        assert mlflow_run_id in (None, interrupted["mlflow_run_id"])  # one MLflow run across every attempt
+        mlflow_run_id = interrupted["mlflow_run_id"]
+        logged = _mlflow_footprint(interrupted)
+        assert logged_before <= logged, (phase, logged_before - logged)
+        finished_before, logged_before = finished, logged
+
+    completed = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=600, env=env)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    record = json.loads(completed.stdout)
+    assert record["status"] == "succeeded" and record["mlflow_run_id"] == mlflow_run_id
+    assert finished_before <= set(record["resumed_stages"]), record["resumed_stages"]
+    assert "resumed from the finished stage" in completed.stderr
     assert logged_before <= _mlflow_footprint(record), logged_before - _mlflow_footprint(record)
     assert _processes_mentioning(str(run_dir)) == []
 
