@@ -271,6 +271,8 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
     # 'it can run for an hour tops', 'take a minute at most': one unit, said with an article
     text = re.sub(r"\b(for|spend|spends|take|takes|give it|allow it|allow)\s+(?:a|an|one)\s+(minute|hour)\b", r"\1 1 \2",
                   text)
+    text = re.sub(r"(?<![\w.])(?:a|an|one)\s+(minute|hour)\s+(?=tops\b|max\b|maximum\b|at (?:the )?(?:very )?most\b)",
+                  r"1 \1 ", text)
     out: dict[str, Constraint] = {}
     time_units = "|".join(sorted((re.escape(u) for u in _TIME_UNITS), key=len, reverse=True))
     errors = "|".join(re.escape(a) for a, n in sorted(metrics.ALIASES.items(), key=lambda x: -len(x[0]))
@@ -298,7 +300,10 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         given = re.search(r"\b(?:give|allow|grant|allot)\s+(?:it|the\s+(?:model|training|search|run|job))\s+"
                           r"(?:up\s+to\s+|about\s+|roughly\s+)?$|"
                           r"\b(?:it|the\s+(?:model|training|search|run|job|fit)|training|this)\s+(?:can|may|could|is allowed to|"
-                          r"gets? to)\s+(?:run|train|take|spend|go)\s+(?:for\s+)?(?:up\s+to\s+|about\s+|roughly\s+)?$",
+                          r"gets? to)\s+(?:run|train|take|spend|go)\s+(?:for\s+)?(?:up\s+to\s+|about\s+|roughly\s+)?$|"
+                          # ('I can wait half an hour': what the user waits for is the run)
+                          r"\b(?:i|we)\s+(?:can|could|will|would|am willing to|are willing to)\s+wait\s+(?:for\s+)?"
+                          r"(?:up\s+to\s+|about\s+|roughly\s+)?$",
                           clause)
         if op is None and given:
             op = "<="  # 'give it ten minutes': what it is given is what it may take

@@ -11,7 +11,7 @@ import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
 from ..errors import StepUnclear, UserFacingError
-from ..trainkit.times import as_times, decimal_year_frequency, step_counter
+from ..trainkit.times import as_times, compact_dates, decimal_year_frequency, step_counter
 from .constraints import conflicting_bounds
 from .understanding.windows import requested_windows, stated_step_s
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
@@ -191,7 +191,8 @@ def _dates_column(frame: pd.DataFrame) -> str | None:
     column of step numbers."""
     found: list[tuple[int, int, str]] = []
     for position, column in enumerate(frame.columns):
-        if pd.api.types.is_datetime64_any_dtype(frame[column]) or decimal_year_frequency(frame[column]):
+        if pd.api.types.is_datetime64_any_dtype(frame[column]) or decimal_year_frequency(frame[column]) \
+                or compact_dates(frame[column]):
             found.append((frame[column].nunique(), -position, column))
         elif not pd.api.types.is_numeric_dtype(frame[column]):
             sample = frame[column].dropna().astype(str).head(200)

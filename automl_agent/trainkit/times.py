@@ -6,6 +6,8 @@ series is ordered the same way at every stage."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -73,10 +75,34 @@ def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
     return dates.where(years.notna())
 
 
+def compact_dates(values: pd.Series) -> str | None:
+    """The format of a column of dates written as whole numbers, yymmdd or yyyymmdd (800102, 19800102), when the
+    column is named like a date and every value reads as one; else None (a number column is no date by its digits
+    alone)."""
+    if not re.search(r"date|^dt$|^ymd$|^yyyymmdd$|^yymmdd$", str(values.name).strip().lower()) \
+            or pd.api.types.is_bool_dtype(values):
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.isna().mean() > 0.01 or len(numbers.dropna()) < 3 or (numbers.dropna() % 1 != 0).any():
+        return None
+    written = numbers.dropna().astype("int64").astype(str)
+    for width, format in ((8, "%Y%m%d"), (6, "%y%m%d")):
+        if written.str.len().max() == width and (width == 6 or (written.str.len() == 8).all()):
+            parsed = pd.to_datetime(written.str.zfill(width), format=format, errors="coerce")
+            if parsed.notna().all():
+                return format
+    return None
+
+
 def as_times(values: pd.Series) -> pd.Series:
     """A time column as datetimes (NaT where a value is no time); a step counter as its step numbers."""
     if step_counter(values):
         return pd.to_numeric(values).astype(float)
+    compact = compact_dates(values)
+    if compact is not None:
+        numbers = pd.to_numeric(values, errors="coerce")
+        written = numbers.astype("Int64").astype("string").str.zfill(8 if compact == "%Y%m%d" else 6)
+        return pd.to_datetime(written, format=compact, errors="coerce")
     frequency = decimal_year_frequency(values)
     if frequency is not None:
         return decimal_years_as_dates(values, frequency)

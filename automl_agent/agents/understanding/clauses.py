@@ -4,10 +4,13 @@ features'). Both the target decision and the input decision read sentences this 
 
 from __future__ import annotations
 
+import os
+
 from . import rx as re  # the re functions over a larger compile cache
 from functools import lru_cache
 
 from ..metrics import ALIASES
+from .words import name_parts
 
 _VERB_STEMS = (r"predict|forecast|estimat|classif|detect|flag|spot|identif|tell|catch|filter|find|model|regress|guess|"
                r"determin|figur(?:e|es|ed|ing) out|know|label|sort|scor|learn|infer|output|anticipat|project|calculat|"
@@ -33,7 +36,9 @@ _CLAUSE_WORDS_BUT_IF = r"so|but|which|who|then|could|can|would|will|do|does|did|
 _COMMA_CLAUSE_WORDS = rf"{_CLAUSE_WORDS_BUT_IF}|if"
 _AND_THEN_VERB = (r"\band\s+(?:then\s+)?(?:evaluate|report|compare|measure|check|see|verify|test|tell|"
                   r"find out|look whether|make|keep|show|"
-                  r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b")
+                  r"give|return|print|plot|save|assess|validate|test|optimi[sz]e|maximi[sz]e|minimi[sz]e|aim|score|rank)\b"
+                  # (a verb with no object ends a list of names: 'GPAadj and Rank only', 'age and score.')
+                  r"(?!\s*(?:only|alone)?\s*(?:[.,;:()]|$))")
 CLAUSE_BREAK = rf",\s*(?:{_COMMA_CLAUSE_WORDS}|whether|what|how)\b|{_AND_THEN_VERB}"
 
 # words that put a list of inputs after them: 'using', 'based on', 'look at', 'feed it'
@@ -56,9 +61,11 @@ def gloss_after(text: str, start: int, end: int, name: str) -> int | None:
         return None
     said = (m.group(1) or m.group(2) or "").lower()
     squashed = re.sub(r"[^a-z]", "", name.lower())
-    parts = [p for p in re.split(r"[^a-z]+|(?<=[a-z])(?=[A-Z])", name) if len(p) >= 3]
+    parts = [p for p in {*re.split(r"[^a-z]+|(?<=[a-z])(?=[A-Z])", name), *name_parts(name).words} if len(p) >= 3]
+    # (or begins like it: 'Recommends (the recommended course code)')
     shares = any(len(w) >= 3 and w in squashed for w in re.findall(r"[a-z]+", said)) or \
-        any(p.lower() in said for p in parts)
+        any(p.lower() in said for p in parts) or \
+        any(len(os.path.commonprefix([w, p.lower()])) >= 6 for w in re.findall(r"[a-z]+", said) for p in parts)
     return m.end() if shares and not re.search(r"\band\b", said) else None
 ONLY_WORDS = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
          r"nothing more than|nothing beyond")

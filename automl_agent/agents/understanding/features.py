@@ -667,7 +667,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         span = re.sub(r"\([^()]*[<>=\u2264\u2265][^()]*\)?", " ", span)
         # ('except high.risk (that's the doctor's own judgement and we want the model to stand on its own)': a
         # parenthesis that names no column and says a sentence is the reason, no item)
-        span = re.sub(r"\(([^()]*)\)?", lambda m: " " if _a_reason_said(m.group(1), profile) else m.group(0), span)
+        span = re.sub(r"\(([^()]*)\)?", lambda m: " " if _a_reason_said(m.group(1), profile, target) else m.group(0), span)
         said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
@@ -836,11 +836,14 @@ def _counted(pronoun: str) -> int | None:
     return counted[0] if counted else None
 
 
-def _a_reason_said(inside: str, profile: DataProfile) -> bool:
-    """What a parenthesis holds is a sentence about the list, not items of it: no column named, and a verb or a
-    subject ('that's the doctor's own judgement and we want ...'; '(trunk diameter, spread and needle length)' lists)."""
-    return not _names_in(inside.lower(), profile) and re.search(
-        rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b", inside) is not None
+def _a_reason_said(inside: str, profile: DataProfile, target: str | None = None) -> bool:
+    """What a parenthesis holds is a sentence about the list, or a gloss of its item, not items of it: no column named
+    but the target, and a verb or a subject ('that's the doctor's own judgement and we want ...', 'just log(fare), it
+    would leak'), or a noun said with 'a' ('a route code, not a real feature'); '(trunk diameter, spread and needle
+    length)' lists."""
+    return not [n for n in _names_in(inside.lower(), profile) if n != target] and re.search(
+        rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b|^\s*(?:a|an)\s|\bnot\s+(?:a|an|really)\b",
+        inside) is not None
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:

@@ -492,6 +492,12 @@ def _learner_english(text: str) -> str:
     text = re.sub(rf"{off}(?:be\s+)?off\b([^.?!;]{{0,40}}?)\s*\bon\s+average\b|\bon\s+average\b,?\s*{off}(?:be\s+)?off\b|"
                   rf"{off}(?:typically|usually|normally)\s+(?:be\s+)?off\b",
                   lambda m: f"what mean absolute error{m.group(1) or ''}", text, flags=re.IGNORECASE)
+    # 'MAE<=1e-4': a number in scientific notation, written out (the bound readers take digits and one point)
+    text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d{1,2})(?![\w.])",
+                  lambda m: f"{float(m.group(0)):.12f}".rstrip("0").rstrip("."), text)
+    # 'below half a cent (0.005)': a bound said in words and restated in the table's own figures in parentheses
+    text = re.sub(r"\b(below|under|than|most|least|within|above|over|of)\s+\d+(?:\.\d+)?\s*(?:%|[a-z$€£]+)(?:\s+[a-z]+)?"
+                  r"\s*\(\s*(\d+(?:\.\d+)?|\.\d+)\s*\)", lambda m: f"{m.group(1)} {m.group(2)}", text, flags=re.IGNORECASE)
     # 'on average we're off by no more than 150 mm', 'off by at most 3 points on average': a bound on the mean absolute
     # error (a metric named after it stays the one named)
     text = re.sub(r"\bon\s+average\b,?\s*(?:[\w']+\s+){0,3}?(?:off|out|wrong)\s+by\b(?![^.;!?]{0,60}\((?:the\s+)?[a-z]*\s*(?:error|rmse|mse|mape))",

@@ -824,6 +824,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
               if e.how == "words" and e.score >= 0.8 and len(e.words.split()) >= 2]
     row_unit = _row_unit(profile, text)
     windows = window_spans(text)  # 'for the coming year' names no column called Year
+    # 'how well each student will do in the math course': where one does well names the setting, not the outcome
+    windows += [(m.start(1), m.end(1)) for m in re.finditer(
+        r"\b(?:do|does|did|doing|perform(?:s|ed|ing)?|fares?|fared)\s+(?:well\s+|badly\s+|best\s+|poorly\s+)?"
+        r"(?:in|at|on)\s+((?:the|their|his|her|its|a|an|each)\s+(?:[\w-]+\s+){0,2}[\w-]+)", text)]
     for column in columns:
         mentions = [e for e in said_of[column.name]
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
