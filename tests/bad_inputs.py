@@ -302,9 +302,10 @@ CASES: list[Case] = [
     Case("unsorted-time", "time series", "rows out of time order (sorted, trained)",
          "forecast OT for the next 24 hours", lambda f: _series(f, "unsorted"), 0, "", [],
          "data: the rows are not in time order; the series is sorted by 'date'"),
-    Case("time-gaps", "time series", "missing hours in the series (interpolated, trained)",
+    Case("time-gaps", "time series", "missing hours in the series (the rows are the steps, trained)",
          "forecast OT for the next 24 hours", lambda f: _series(f, "gaps"), 0, "", [],
-         "data: 2 gap(s) in 'date' (the usual step is 0 days 01:00:00); values are interpolated across them"),
+         "data: 2 gap(s) in 'date' (the usual step is 0 days 01:00:00); the rows are taken as the steps, so a step "
+         "across a gap spans more time (trading days, or readings that are missing)"),
     Case("duplicate-times", "time series", "the same timestamps twice", "forecast OT for the next 24 hours",
          lambda f: _series(f, "duplicates"), 2, "The time column 'date' repeats 50 timestamps (e.g. 2016-07-01 00:00:00): one series needs one row per time.\n  -> Aggregate the rows per timestamp first (for example their mean), or split the series into one file each."),
     Case("unparseable-time", "time series", "a date column that holds no dates", "forecast OT for the next 24 hours",

@@ -314,7 +314,10 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if _TIME_UNITS[unit] >= 60_000.0:
             window = clause + re.split(r"[.;,]", text[m.end():m.end() + 30])[0]
         # 'three minutes of training at most', 'a 10-minute budget', 'a 5-minute training cap', '10 min budget'
-        of_training = re.match(rf"\s+of\s+(?:the\s+)?(?:{_TRAINING_WORDS})\b", text[m.end():]) or (
+        # ('an hour max for training', '20 minutes at most for the search')
+        of_training = re.match(rf"\s+(?:(?:max|maximum|tops|at (?:the )?(?:very )?most|or less)\s+)?(?:of|for)\s+(?:the\s+)?"
+                               rf"(?:{_TRAINING_WORDS})\b(?!\s+(?:data|set|rows|examples|samples|window|period)\b)",
+                               text[m.end():]) or (
             unit not in _SHORT_UNITS
             and not re.search(rf"\b(?:{_LATENCY_WORDS})", window)
             and re.match(rf"\s+(?:(?:{_TRAINING_WORDS})\s+)?(?:budget|limit|cap)\b", text[m.end():]))

@@ -150,7 +150,10 @@ def check_series(spec: RequirementSpec, frame: pd.DataFrame, instruction: str) -
         usual = steps.mode().iloc[0]
         gaps = int((steps > usual).sum())
         if gaps:
-            notes.append(f"{gaps} gap(s) in {column!r} (the usual step is {usual}); values are interpolated across them")
+            # the rows are the steps (ordered_series sorts, it does not fill in the missing times): a trading-day series
+            # is forecast in trading days, and a step across a missing hour spans two
+            notes.append(f"{gaps} gap(s) in {column!r} (the usual step is {usual}); the rows are taken as the steps, so "
+                         "a step across a gap spans more time (trading days, or readings that are missing)")
     needed = (spec.problem.pred_seq_len or 12) * 3
     if times.notna().sum() < needed:
         raise _refuse(f"The series has {int(times.notna().sum())} points: too few to learn and test a forecast of "

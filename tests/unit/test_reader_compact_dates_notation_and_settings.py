@@ -92,3 +92,11 @@ def test_a_gloss_or_a_reason_in_parentheses_after_columns_left_out(routes):
                         "code, not a real feature). RMSE of no more than $50, and I can wait half an hour.")
     assert got["outcome"] == "ok" and got["target"] == "fare" and got["excluded"] == ["id", "lfare"], got
     assert got["constraints"] == ["rmse <= 50", "training_time_s <= 1800"]
+
+
+@pytest.mark.parametrize("said, seconds", [("an hour max for training", 3600.0),
+                                           ("20 minutes at most for the search", 1200.0),
+                                           ("we need predictions for 2 hours of training data", None)])
+def test_a_limit_said_before_what_it_limits(said, seconds):
+    found = [c.target for c in parse_constraints(said) if c.name == "training_time_s"]
+    assert found == ([seconds] if seconds else [])
