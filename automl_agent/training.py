@@ -62,6 +62,7 @@ class TrainingOutcome(BaseModel):
     flow_run_id: str | None = None
     isolation: str = Field(default="", description="the layer that held the script: bubblewrap or guard")
     stopped_because: str = ""
+    peak_memory_mb: float | None = Field(default=None, description="the most resident memory the script held, in MB")
 
 
 def data_snapshot(data_path: str, task: str) -> tuple[Path, str]:
@@ -103,7 +104,8 @@ def run_job(job: TrainingJob, on_line: Callable[[str], None] | None = None,
                             threads=job.threads, on_line=on_line)
         outcome = TrainingOutcome(returncode=result.returncode, duration_s=result.duration_s, timed_out=result.timed_out,
                                   tail=result.tail, host=socket.gethostname(), pid=os.getpid(), flow_run_id=flow_run_id,
-                                  isolation=result.isolation, stopped_because=result.stopped_because)
+                                  isolation=result.isolation, stopped_because=result.stopped_because,
+                                  peak_memory_mb=result.peak_memory_mb)
         shutil.rmtree(folder / DATA_DIR, ignore_errors=True)
         (folder / job.script_name).unlink(missing_ok=True)
         (folder / OUTCOME_FILE).write_text(outcome.model_dump_json(indent=2))

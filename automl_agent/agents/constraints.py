@@ -354,11 +354,16 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if _negated_before(text, m.start()):
             continue
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(before)
-        if op is None and not re.search(r"\b(?:size|model|file|weigh|footprint|disk|memory)\b", before):
+        if op is None and not re.search(r"\b(?:size|model|file|weigh|footprint|disk|memory|ram)\b", before):
             continue
         target = round(float(m.group(1)) * _SIZE_UNITS[m.group(2)], 8)
-        out.setdefault("model_size_mb", Constraint(name="model_size_mb", op=op or "<=", target=target,
-                                                   kind="complexity", phrase=(before[-40:] + m.group(0)).strip()))
+        after = re.split(r"[.;,(]|\band\b", text[m.end():m.end() + 30])[0]
+        # 'at most 200 MB of memory', 'RAM under 2 GB': what the training may hold, not what the model weighs
+        held = re.search(r"\b(?:memory|ram|rss)\b", before[-30:] + " " + after) and not re.search(
+            r"\b(?:model|file|disk|saved|weigh\w*|pickle|artifact|size)\b", before[-30:] + " " + after)
+        name = "peak_memory_mb" if held else "model_size_mb"
+        out.setdefault(name, Constraint(name=name, op=op or "<=", target=target, kind="complexity",
+                                        phrase=(before[-40:] + m.group(0) + (after if held else "")).strip()))
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion)?\s*(?:trainable\s+)?"
                          r"(?:param(?:eter)?s?|weights)\b", text):
         before = re.split(r"[.;]|\band\b|,", text[max(0, m.start() - 60):m.start()])[-1]

@@ -11,7 +11,7 @@ import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
 from ..errors import StepUnclear, UserFacingError
-from ..trainkit.times import as_times, compact_dates, decimal_year_frequency, step_counter
+from ..trainkit.times import as_times, coded_dates, step_counter
 from .constraints import conflicting_bounds
 from .understanding.windows import requested_windows, stated_step_s
 from .contracts import CLASSIFICATION_TASKS, Constraint, RequirementSpec, TaskType
@@ -21,7 +21,7 @@ MIN_LABELLED_ROWS = 20
 AT_MOST_ONE = {"accuracy", "f1", "precision", "recall", "roc_auc", "rand_index", "adjusted_rand_index", "nmi", "silhouette",
                "r2"}
 NEVER_NEGATIVE = {"rmse", "rmsle", "mse", "mae", "mape", "latency_ms", "training_time_s", "model_size_mb",
-                  "n_parameters", "accuracy", "f1", "precision", "recall", "roc_auc", "rand_index"}
+                  "peak_memory_mb", "n_parameters", "accuracy", "f1", "precision", "recall", "roc_auc", "rand_index"}
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".webp", ".tif", ".tiff")
 TIME_NAMES = re.compile(r"^(?:date|datetime|time|timestamp|ds|day|hour|month|period)$|(?:_date|_time|_at)$", re.I)
 
@@ -194,8 +194,7 @@ def _dates_column(frame: pd.DataFrame) -> str | None:
     column of step numbers."""
     found: list[tuple[int, int, str]] = []
     for position, column in enumerate(frame.columns):
-        if pd.api.types.is_datetime64_any_dtype(frame[column]) or decimal_year_frequency(frame[column]) \
-                or compact_dates(frame[column]):
+        if pd.api.types.is_datetime64_any_dtype(frame[column]) or coded_dates(frame[column]) is not None:
             found.append((frame[column].nunique(), -position, column))
         elif not pd.api.types.is_numeric_dtype(frame[column]):
             sample = frame[column].dropna().astype(str).head(200)

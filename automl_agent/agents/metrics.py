@@ -25,6 +25,7 @@ MEASURES: dict[str, tuple[str, str]] = {
     "training_time_s": ("minimize", "complexity"),
     "model_size_mb": ("minimize", "complexity"),
     "n_parameters": ("minimize", "complexity"),
+    "peak_memory_mb": ("minimize", "complexity"),  # the training's peak resident memory, measured by the sandbox
 }
 
 # words in an instruction -> measure name; longest phrases are tried first

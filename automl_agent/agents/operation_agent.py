@@ -23,7 +23,15 @@ FORBIDDEN = {
 }
 
 
+def training_budget_s(spec: RequirementSpec, budget_s: float) -> float:
+    """The run's budget, or less where the instruction limits the training's time ('train under a minute'): the search
+    and the final fit together then stay inside the limit, a tenth of it left for the refit to overrun."""
+    limits = [c.target for c in spec.problem.constraints if c.name == "training_time_s" and c.op in {"<", "<="}]
+    return min([budget_s, *(0.9 * limit for limit in limits)])
+
+
 def build_config(spec: RequirementSpec, outcome: PlanOutcome, *, budget_s: float, n_jobs: int, seed: int = 0) -> dict[str, Any]:
+    budget_s = training_budget_s(spec, budget_s)
     return {
         "task": spec.problem.downstream_task.value,
         "data_path": spec.dataset.path,

@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
-from ..trainkit.times import as_times, compact_dates, decimal_year_frequency, step_counter
+from ..trainkit.times import as_times, coded_dates, step_counter
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 
@@ -31,8 +31,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
     if pd.api.types.is_datetime64_any_dtype(series):
         return "datetime"
     if pd.api.types.is_numeric_dtype(series):
-        if decimal_year_frequency(series) is not None or step_counter(series) or compact_dates(series):
-            # 1903.0, 1903.0833, ...: the months of an R time series; 1, 2, 3, ...: its steps; 800102: 1980-01-02
+        if step_counter(series) or coded_dates(series) is not None:
+            # 1, 2, 3, ...: a series' steps; 1903.0833 or 1903.02: February 1903; 800102: 1980-01-02
             return "datetime"
         if named_as_id(str(series.name)) and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
             return "identifier"

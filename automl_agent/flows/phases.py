@@ -235,7 +235,11 @@ def write_and_train(ctx: context.StageContext, record: RunRecord, spec: Requirem
         if problems and attempt < attempts:
             error = "The script was rejected before running: " + "; ".join(problems)
             continue
-        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {opts.budget_s:.0f} s)"):
+        budget_s = operation_agent.training_budget_s(spec, opts.budget_s)
+        if budget_s < opts.budget_s and attempt == 1:
+            say(f"the instruction limits training to {budget_s / 0.9:g} s: the search and the final fit get "
+                f"{budget_s:.0f} s of the run's {opts.budget_s:g} s budget")
+        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {budget_s:.0f} s)"):
             result = stage_call(ctx, record, implementation.run_pipeline, run, script, spec, attempt)
             if result.ok:
                 r = result.results
@@ -302,7 +306,7 @@ def deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec,
         record.warnings.append(warning)
         ctx.reporter.always(f"WARNING: {warning}")
     ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
-    ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "n_trials", "cv_score")})
+    ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "peak_memory_mb", "n_trials", "cv_score")})
     with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):
         registered, model_uri, schema = delivery.register_model(ctx.ref, spec, best.result, best.verdict, best.version)
         record.registered_model = registered

@@ -122,7 +122,9 @@ def write_report(run_dir: Path, record: dict[str, Any], results: dict[str, Any],
     if results:
         blocks = [f"{results.get('n_trials')} trials in {results.get('hpo_seconds')} s; one prediction takes "
                   f"{results.get('latency_ms')} ms (p95 {results.get('latency_p95_ms')} ms); the model is "
-                  f"{results.get('model_size_mb')} MB."]
+                  f"{results.get('model_size_mb')} MB"
+                  + (f"; training held at most {results['peak_memory_mb']} MB of memory." if results.get("peak_memory_mb")
+                     else ".")]
         history = plots.search_history(results, run_dir / "report_search.png")
         if history:
             blocks.append(Picture(history, "Every trial's validation score by model family; the line is the best "

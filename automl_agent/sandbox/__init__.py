@@ -28,6 +28,9 @@ MAX_FILE_MB = 4096
 _LINE_CHUNK = 64 * 1024
 
 
+PEAK_MEMORY_FILE = ".peak_memory_mb"
+
+
 @dataclass
 class SandboxResult:
     returncode: int
@@ -37,6 +40,7 @@ class SandboxResult:
     tail: str
     isolation: str = ""
     stopped_because: str = ""
+    peak_memory_mb: float | None = None  # the most resident memory the script (or any process it started) held
 
 
 def isolation_summary() -> str:
@@ -108,6 +112,10 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
         env["AUTOML_SANDBOX_HIDDEN"] = os.pathsep.join(map(str, paths.hidden(hide, scratch=False)))
         env["AUTOML_SANDBOX_VISIBLE"] = os.pathsep.join(map(str, visible))
     limits = _limits(memory_mb, cpu_s=int(timeout_s * threads) + 60, max_processes=max(512, 64 * threads))
+    # (measured inside: bubblewrap's own process is what a wait on it reports)
+    peak_file = cwd / PEAK_MEMORY_FILE
+    peak_file.unlink(missing_ok=True)
+    env["AUTOML_SANDBOX_PEAK_FILE"] = str(peak_file)
     started = time.perf_counter()
     stopped_because = ""
     log_path.unlink(missing_ok=True)
@@ -150,7 +158,19 @@ def run_script(script: Path, cwd: Path, *, timeout_s: float, memory_mb: int = 81
             log.write(f"\n[sandbox] {stopped_because}\n")
     tail = "".join(log_path.read_text(errors="replace").splitlines(keepends=True)[-30:])
     return SandboxResult(proc.returncode, round(time.perf_counter() - started, 3), timed_out, log_path, tail,
-                         isolation="bubblewrap" if isolated else "guard", stopped_because=stopped_because)
+                         isolation="bubblewrap" if isolated else "guard", stopped_because=stopped_because,
+                         peak_memory_mb=_peak_memory_mb(peak_file))
+
+
+def _peak_memory_mb(peak_file: Path) -> float | None:
+    """What the guard wrote as the script ended: its peak resident memory plus its largest worker's (none when it
+    was killed)."""
+    try:
+        return round(float(peak_file.read_text().strip()), 1)
+    except (OSError, ValueError):
+        return None
+    finally:
+        peak_file.unlink(missing_ok=True)
 
 
 # the scripts running now in this process's sandboxes: they live in sessions of their own, out of reach of the

@@ -103,7 +103,7 @@ def main() -> int:
     key, params = best.user_attrs["model_key"], best.user_attrs["params"]
     t0 = time.perf_counter()
     model = make_model(key, params, size, channels, base_dir, time_limit=max(10.0, budget * 0.5)).fit(X_train, y_train)
-    train_seconds = time.perf_counter() - t0
+    training_seconds = time.perf_counter() - search_started  # the search and the final fit
     test_metrics = label_metrics(y_test.to_numpy(), model.predict(X_test))
 
     examples = [image_to_base64(str(Path(base_dir) / p) if not Path(str(p)).is_absolute() else str(p))
@@ -125,7 +125,7 @@ def main() -> int:
         "primary_metric": test_metrics.get(metric), "cv_score": float(best.value), "best_model": key,
         "best_params": params, "threshold": None, "positive_label": None, "image_size": size, "channels": channels,
         "n_trials": len(completed), "hpo_seconds": round(time.perf_counter() - search_started, 2),
-        "training_time_s": round(train_seconds, 3), "latency_ms": round(latency_ms, 4),
+        "training_time_s": round(training_seconds, 3), "latency_ms": round(latency_ms, 4),
         "latency_p95_ms": round(latency_p95_ms, 4),
         "model_size_mb": round(len(pickle.dumps(model)) / 2**20, 4), "n_parameters": model.n_parameters_,
         "n_train": int(len(X_train)), "n_test": int(len(X_test)), "total_seconds": round(time.perf_counter() - started, 2),

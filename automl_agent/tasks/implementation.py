@@ -70,6 +70,9 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
     results_path = workdir / "results.json"
     if outcome.returncode == 0 and results_path.exists():
         results = json.loads(results_path.read_text())
+        if outcome.peak_memory_mb is not None:  # the sandbox's measure of what the training held at its peak
+            results["peak_memory_mb"] = outcome.peak_memory_mb
+            results_path.write_text(json.dumps(results, indent=2))
         ctx.tracker.file(ctx.mlflow_run_id, results_path, f"results/v{script.version}")
         return PipelineResult(ok=True, returncode=0, duration_s=outcome.duration_s, log_path=str(log_path),
                               results=results, workdir=str(workdir), sandbox=outcome.isolation)

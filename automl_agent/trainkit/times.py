@@ -1,6 +1,7 @@
 """The times that order a series, however the table writes them: dates and times as text or as datetimes, or the
 decimal years of a regular series (R's `ts` objects export their time that way: 1903.0, 1903.0833, ... for monthly
-readings), or the step numbers of a series with no calendar (R exports a `ts` of frequency 1 as 1, 2, 3, ...; those
+readings), years with the month or quarter after the point (1947.01 for January 1947, 1959.3 for its third quarter),
+whole numbers written yymmdd or yyyymmdd, or the step numbers of a series with no calendar (R exports a `ts` of frequency 1 as 1, 2, 3, ...; those
 stay numbers: the steps are known, their length in days is not). The profile, the feasibility checks and the training scripts all read a time column through here, so a
 series is ordered the same way at every stage."""
 
@@ -94,16 +95,59 @@ def compact_dates(values: pd.Series) -> str | None:
     return None
 
 
-def as_times(values: pd.Series) -> pd.Series:
-    """A time column as datetimes (NaT where a value is no time); a step counter as its step numbers."""
-    if step_counter(values):
-        return pd.to_numeric(values).astype(float)
+def year_period_dates(values: pd.Series) -> pd.Series | None:
+    """The start of each period when a column writes years with the month (1947.01 .. 1947.12) or the quarter
+    (1959.1 .. 1959.4) after the point, as some econometrics tables do, and the periods follow one another (sorted and
+    distinct, one period apart but for a few gaps); else None. Read as decimal years, 1947.01 would be January 4th."""
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    known = numbers.dropna().to_numpy(dtype=float)
+    if len(known) < _MIN_STEPS or known.min() < 1000 or known.max() > 3000:
+        return None
+    whole = np.floor(known + 1e-6)
+    for digits, periods in ((100, 12), (10, 4)):
+        period = (known - whole) * digits
+        if not np.allclose(period, np.round(period), rtol=0, atol=0.02):
+            continue
+        period = np.round(period)
+        if period.min() < 1 or period.max() > periods or len(np.unique(period)) < periods:
+            continue
+        steps = np.diff(np.sort(whole * periods + period))
+        if (steps <= 0).any() or np.median(steps) != 1 or (steps > 1).mean() > 0.05:
+            continue
+        month = ((numbers - np.floor(numbers + 1e-6)) * digits).round()
+        month = month if periods == 12 else (month - 1) * 3 + 1
+        year = np.floor(numbers + 1e-6)
+        dates = pd.to_datetime(pd.DataFrame({"year": year.fillna(1970).astype(int),
+                                             "month": month.fillna(1).astype(int), "day": 1}))
+        return dates.where(numbers.notna())
+    return None
+
+
+def coded_dates(values: pd.Series) -> pd.Series | None:
+    """The dates a column of numbers stands for, when it is one of the codes above (yymmdd, decimal years, year and
+    month or quarter); None when its numbers are no dates. The profile, the feasibility checks and the training
+    scripts all ask here, so a column is read as the same dates at every stage."""
     compact = compact_dates(values)
     if compact is not None:
         numbers = pd.to_numeric(values, errors="coerce")
         written = numbers.astype("Int64").astype("string").str.zfill(8 if compact == "%Y%m%d" else 6)
         return pd.to_datetime(written, format=compact, errors="coerce")
+    periods = year_period_dates(values)
+    if periods is not None:
+        return periods
     frequency = decimal_year_frequency(values)
     if frequency is not None:
         return decimal_years_as_dates(values, frequency)
+    return None
+
+
+def as_times(values: pd.Series) -> pd.Series:
+    """A time column as datetimes (NaT where a value is no time); a step counter as its step numbers."""
+    if step_counter(values):
+        return pd.to_numeric(values).astype(float)
+    coded = coded_dates(values)
+    if coded is not None:
+        return coded
     return pd.to_datetime(values, errors="coerce", format="mixed")

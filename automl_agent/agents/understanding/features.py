@@ -14,7 +14,8 @@ from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
-                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens)
+                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens,
+                    word_inside_a_code)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -133,7 +134,11 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
 
 
 def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict[str, float]:
-    """How strongly the item's words say each column. With head=True a column counts only when its name says the
+    return {name: score for name, (score, _) in _mentions(item, columns, head).items()}
+
+
+def _mentions(item: str, columns: list[ColumnProfile], head: bool = False) -> dict[str, tuple[float, frozenset[str]]]:
+    """How strongly the item's words say each column, and which of its words do. With head=True a column counts only when its name says the
     item's head word, its last meaningful one: 'floor area' is an area, not the floor column; 'smoker status' is
     the smoker column, 'the applicant's credit score' CreditScore."""
     toks = tokens(item)
@@ -157,9 +162,9 @@ def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict
                 # ('the science pass rate' is sci11: any word before the measure's kind may be the one the name says)
                 heads = set(words) if words[-1] in _KINDS else {words[-1]}
                 evidence = [e for e in evidence if heads & {t.text for t in tokens(e.words)}]
-            best = max((e.score for e in evidence), default=0.0)
-            if best > 0:
-                scored[column.name] = best
+            strongest = max(evidence, key=lambda e: (e.score, len(e.words.split())), default=None)
+            if strongest is not None and strongest.score > 0:
+                scored[column.name] = (strongest.score, frozenset(strongest.words.split()))
         if scored:
             return scored
     return {}
@@ -198,6 +203,49 @@ def _duration_until(event: str, columns: list[ColumnProfile]) -> list[str]:
 _UNIT_WORDS = (r"(?:us\s+|u\.s\.\s+)?dollars|euros|pounds(?:\s+sterling)?|yen|cents|usd|eur|gbp|ounces|oz|grams|g|kilograms|kg|lbs?|"
                r"tonnes|tons|met(?:er|re)s|cm|mm|km|kilomet(?:er|re)s|miles|feet|inches|litres|liters|percent|%|degrees"
                r"(?:\s+(?:celsius|fahrenheit|c|f))?|years|months|weeks|days|hours|minutes|seconds")
+
+
+def _run_of_beginnings(name: str, words: list[str]) -> bool:
+    """husEd is 'hus' + 'ed', the beginnings of 'husband' and 'education' run together: each word gives the name its
+    first letters in one piece (two or more for all but a one-letter name part), in order, and nothing is left."""
+    low = name.lower()
+    if not low.isalpha() or len(words) > len(low):
+        return False
+
+    def fits(i: int, j: int) -> bool:
+        if j == len(words):
+            return i == len(low)
+        word = words[j].lower()
+        return any(low.startswith(word[:k], i) and fits(i + k, j + 1) for k in range(min(len(word), len(low) - i), 1, -1))
+    return fits(0, 0)
+
+
+_SAID_NUMBER = re.compile(r"\b(?:(?:19|20)(?P<year>\d\d)|(?P<number>\d{1,3}))(?P<plus>\s+upwards)?\b")
+
+
+def _numbered_name(item: str, content: list[str], columns: list[ColumnProfile]) -> str | None:
+    """The one column whose name holds the number the item says ('in 1981' for pcInd81, 'mother aged 25 upwards' for mom25p,
+    Hgt97 for 'height in 1997') and whose letters the item's other words spell, all of them or those before an 'of'
+    (whose it is may stay unsaid), or say as a whole word ('mother' for mom)."""
+    said = _SAID_NUMBER.search(item)
+    if said is None:
+        return None
+    digits = said.group("year") or said.group("number")
+    pattern = rf"_?(?:(?:19|20)?{digits})$" if said.group("year") else rf"_?{digits}(?:p|plus)$" if said.group("plus") \
+        else rf"_?{digits}$"
+    words = [w for w in content if not w.isdigit() and w not in {"aged", "upwards"}]
+    head = [w for w in re.split(r"\bof\b", item)[0].split() if w not in STOPWORDS and w not in _GENERIC
+            and not w.isdigit() and w not in {"aged", "upwards"}]
+    found = set()
+    for column in columns:
+        letters = re.sub(pattern, "", column.name)
+        if letters == column.name or not letters.isalpha():
+            continue
+        if any(tried and (abbreviates_phrase(letters, tried) or _run_of_beginnings(letters, tried)
+                          or (len(tried) == 1 and letters.lower() in {tried[0], *concept_synonyms(tried[0])}))
+               for tried in (words, head)):
+            found.add(column.name)
+    return found.pop() if len(found) == 1 else None
 
 
 def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool]:
@@ -261,11 +309,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
         group = _counted_group(2 if counted.group(1) == "both" else int(counted.group(1)), counted.group(2), columns)
         if group:
             return group, True
-    numbered = re.fullmatch(r"(?:the\s+)?([a-z]{3,})\s+(?:number|no|nr)", bare)
+    numbered = re.fullmatch(r"(?:the\s+)?([a-z]{3,})\s+(?:number|no|nr|code|id|identifier)", bare)
     if numbered and numbered.group(1) not in STOPWORDS:  # 'the patient number' is its identifier: pid, patient_id
+        # ('the school code' for schidkn: an id with a wave's or a round's letters after it)
         noun = numbered.group(1)
-        by_id = [c.name for c in columns if c.name.lower().endswith("id")
-                 and (start := c.name.lower()[:-2].rstrip("_")) and noun.startswith(start)]
+        by_id = [c.name for c in columns if (m := re.fullmatch(r"([a-z]+?)_?id(?:_?[a-z]{1,3})?", c.name.lower()))
+                 and noun.startswith(m.group(1))]
         if len(by_id) == 1:
             return by_id, False
     names = {c.name.lower(): c.name for c in columns}
@@ -278,9 +327,18 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # the mother's education years
     owner_first = content[-1:] + content[:-1] if len(content) == 3 else []
     head_unsaid = _head_unsaid(content)
+    orders = (content, content[::-1] if len(content) == 2 else [], head_unsaid,
+              head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first))
+    # 'the education of husband' is husEd, its words' beginnings run together the other way round, before ethn, whose
+    # letters the words hold only scattered
+    by_beginnings = {c.name for words in orders if len(words) > 1 for c in columns if _run_of_beginnings(c.name, words)}
+    if len(by_beginnings) == 1:
+        return list(by_beginnings), False
+    numbered = _numbered_name(bare, content, columns)
+    if numbered:  # 'the percent indigenous of community in 1981' for pcInd81
+        return [numbered], False
     # ('the recoded occupation category' for occrecode: the name may put the words the other way round)
-    for words in (content, content[::-1] if len(content) == 2 else [], head_unsaid,
-                  head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first)):
+    for words in orders:
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
         # ('the number of baths' is baths, not nbh: a word that is a column's whole name is that column, unless the name
@@ -301,9 +359,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     for kind, pattern in _KIND_WORDS.items():
         if re.fullmatch(rf"(?:all\s+)?(?:the\s+)?(?:{pattern})(?:\s+ones)?", bare):
             return [c.name for c in columns if (c.kind == "numeric") == (kind == "numeric") and usable_kind(c)], True
-    scored = {name: score for name, score in _scores(bare, columns, head=True).items() if score >= STRONG}
-    top = max(scored.values(), default=0.0)
-    best = [name for name, score in scored.items() if score == top]
+    mentioned = {name: found for name, found in _mentions(bare, columns, head=True).items() if found[0] >= STRONG}
+    top = max((score for score, _ in mentioned.values()), default=0.0)
+    # ('if mother did work outside' says momWork by two words and mom by one of them: the one that says more)
+    best = [name for name, (score, said) in mentioned.items() if score == top
+            and not any(other != name and said < other_said and other_score == top
+                        for other, (other_score, other_said) in mentioned.items())]
     # 'the sex of the child': 'sex' is the head noun; 'the carbon content of a fuel sample': 'carbon content'
     head = re.fullmatch(r"(?:the\s+)?((?:[\w-]+\s+)?[\w-]+)\s+of\s+(.+)", bare)
     if head and (head.group(1) in _GENERIC or head.group(1) in STOPWORDS):
@@ -329,6 +390,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     covering = [c.name for c in columns if said and all(_name_says(c.name, t) for t in said)]
     if len(covering) == 1:
         return covering, False
+    # 'the math score' for tmathssk: what is measured names the column, the kind of measure may be left to its code
+    measured_words = [t for t in said if t.text not in _KINDS and t.text not in _GENERIC]
+    if 0 < len(measured_words) < len(said) and not covering:
+        covering = [c.name for c in columns if all(_name_says(c.name, t) for t in measured_words)]
+        if len(covering) == 1:
+            return covering, False
     # 'the food share' for wfood: a letter or two that stand for the measure, then the thing measured, whole or
     # shortened ('the transport share' wtrans); the thing alone in a list of such things ('food, fuel, clothes')
     measured = content[0] if (len(content) == 2 and content[1] in _MEASURE_KINDS) or len(content) == 1 else ""
@@ -388,10 +455,13 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
-    if letter_before_word(name, token.text) or short_form_at_end(name, token.text):
+    if letter_before_word(name, token.text) or short_form_at_end(name, token.text) \
+            or word_inside_a_code(name, token.text) or word_inside_a_code(name, token.stem):
         return True
+    # ('hwy' for highway, 'pct' for percent: a part written without its vowels)
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
                                                and token.text.startswith(w))
+               or (len(w) >= 3 and not re.search(r"[aeiou]", w) and shortens(w, token.text) and token.text[-1] == w[-1])
                for w, ws in zip(parts.words, parts.stems))
 
 
@@ -484,7 +554,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             if any(_sentence_starts(text, m.start("list"))[1] <= at < m.start("list") for at in listed_out):
                 continue  # 'but: A and B, these leak the answer, so they must be removed': they are that list
             chunk = _referent(text, m.start("list"), profile, chunk)
-            if chunk and not _resolve(chunk, profile, target)[0]:
+            # ('the city and highway figures': city_mpg found, the highway figures not: asked, not half dropped)
+            if chunk and (not (referred := _resolve(chunk, profile, target))[0] or referred[1]):
                 unreferred.append(chunk)
         elif re.fullmatch(_SINGULAR_PRONOUN, chunk):  # '..., so it must be kept out of the model'
             chunk = ", ".join(_subject_before(text, m.start("list"), profile, target))

@@ -90,7 +90,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "regrouper": "cluster", "grouper": "cluster", "segmenter": "cluster", "comparer avec": "compare with",
         "comparer à": "compare with", "comparer": "compare", "puis": "then",
         # 'en me servant uniquement de': in using, by myself, only
-        "en me servant uniquement de": "using only", "en me servant uniquement des": "using only the",
+        "en utilisant uniquement": "using only", "en utilisant seulement": "using only", "en utilisant": "using",
+        "utilisant": "using", "en me servant uniquement de": "using only", "en me servant uniquement des": "using only the",
         "en me servant de": "using", "en me servant des": "using the", "en vous servant de": "using",
         "en se servant de": "using", "en vous servant uniquement de": "using only", "répondant": "respondent",
         "répondante": "respondent", "enquête": "survey", "sous les": "under", "de l'heure": "an hour",
@@ -136,7 +137,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "enlevez": "remove", "supprimer": "drop", "supprime": "drop", "supprimez": "drop", "écarter": "leave out",
         "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "sans rien d'autre": "and nothing else", "sans rien de plus": "and nothing else",
         "celle": "that", "celui": "that", "sous": "under", "rester": "stay", "reste": "stays", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
-        "interdites": "forbidden", "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
+        "interdites": "forbidden", "ne doit pas": "must not", "ne devrait pas": "should not", "devrait": "should",
+        "prendre": "take", "prend": "takes", "durer": "take", "dure": "takes", "pourriez-vous": "could you",
+        "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
         # a share of right answers ('mindestens 48 % richtige Antworten')
@@ -199,6 +202,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "als eingaben": "as inputs", "eingaben": "inputs", "eingabe": "input", "jemand": "someone", "tätig ist": "works",
         "tätig": "working", "arbeitet": "works", "wohnt": "lives", "lebt": "lives", "sie": "they", "ihr": "their",
         "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
+        # 'X bitte nicht verwenden, alles andere schon': the rest may be used
+        "alles andere schon": "all the other columns are fine", "alles andere ja": "all the other columns are fine",
+        "alles andere": "all the other columns", "den rest": "the rest",
     },
     "es": {
         "historial": "history", "histórico": "history", "ventana de": "window of",
@@ -288,7 +294,8 @@ def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
 
 # German puts the verb last: 'student bitte weglassen' is 'without student'
 _VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|"
-                    r"(?:nicht|auf keinen fall|keinesfalls|niemals) (?:verwenden|benutzen|nutzen))\b", r"without \1")}
+                    r"(?:nicht|auf keinen fall|keinesfalls|niemals)\s+(?:als\s+(?:eingabe|merkmal|input|feature)\s+)?"
+                    r"(?:verwenden|benutzen|nutzen))\b", r"without \1")}
 # 'nur Ausbildung, Erfahrung und Alter verwenden': 'using only' what stands between
 _ONLY_VERB_LAST = {"de": (r"\b(?:nur|ausschließlich|lediglich)\s+([^.;!?]{1,120}?)\s+(?:verwenden|benutzen|nutzen|einsetzen|"
                                  r"berücksichtigen|heranziehen|hernehmen)\b",
@@ -459,16 +466,23 @@ def _learner_english(text: str) -> str:
     text = re.sub(r"\b((?:predict|classify|regress|model|estimate|guess|forecast)\w*\s+[\w.-]+(?:\s*\([^)]*\))?)\s+"
                   r"off(?:\s+of)?\s+(?=\w)", r"\1 from ", text, flags=re.IGNORECASE)
     text = re.sub(r"\bbased\s+off(?:\s+of)?\b", "based on", text, flags=re.IGNORECASE)
+    # 'please use for input only the ethnicity, ...': the role said before the list, as many learners put it
+    text = re.sub(r"\b(use|take)\s+(?:for|as)\s+(?:the\s+)?(?:inputs?|features?|predictors?)\s+(only\b\s*)?",
+                  lambda m: f"{m.group(1)} {m.group(2) or ''}", text, flags=re.IGNORECASE)
     number = r"(\d+(?:\.\d+)?(?:\s?%)?)"
     # 'a precision of 0.6 or better', '80% or more': the bound after its number
     # ('an RMSE of 0.47 or better': for an error, better is lower)
     error = r"\b(?:rmse|mae|mse|rmsle|mape|error|loss|deviation|off)\b[^.;,]{0,30}$"
     # 'the training must not exceed 5 minutes', 'shouldn't take more than 2 min': a ceiling said as what may not happen
-    text = re.sub(r"\b(?:must|should|may|can|shall|will|does|do)\s*(?:not|n't)\s+(?:exceed|go\s+(?:over|beyond|above)|"
-                  r"(?:be|take|last|run|spend|use)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+"
-                  r"(?=(?:[$€£]\s*)?(?:\d|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
-                  r"thirty|forty|fifty|sixty|ninety|half)\s))",
+    # ('the MAE must not be above 0.3', 'accuracy should not fall below 80%': a floor said the same way)
+    said_number = (r"(?=(?:[$€£]\s*)?(?:\d|(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|"
+                   r"twenty|thirty|forty|fifty|sixty|ninety|half)\s))")
+    text = re.sub(r"\b(?:must|should|may|can|shall|will|does|do)\s*(?:not|n't)\s+(?:exceed|(?:go|be|rise|get)\s+(?:over|beyond|above)|"
+                  r"(?:be|take|last|run|spend|use)\s+(?:more|longer|bigger|larger|higher)\s+than)\s+" + said_number,
                   "of at most ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(?:must|should|may|can|shall|will|does|do)\s*(?:not|n't)\s+(?:(?:go|be|fall|drop|get|sink)\s+"
+                  r"(?:below|under)|be\s+(?:less|lower|smaller|worse)\s+than)\s+" + said_number,
+                  "of at least ", text, flags=re.IGNORECASE)
     # ('0.42 min/mile or better': a rate's unit may stand between)
     number = rf"(\d+(?:\.\d+)?(?:\s?%)?(?:\s*{RATE_UNIT})?)"
     text = re.sub(rf"{number}\s+or\s+better\b", lambda m: ("at most " if re.search(error, m.string[:m.start()], re.I)
@@ -664,6 +678,25 @@ _COLUMN_PLURALS = (r"copies|versions|columns|fields|variables|measures|measureme
 def _listed(words: str) -> list[str]:
     """The items of a short list, without quotes: 'a, b and c' -> ['a', 'b', 'c']."""
     return [i.strip().strip("`'\"") for i in re.split(r",|;|\band\b|\bor\b|/|&|\+", words) if i.strip().strip("`'\"")]
+
+
+def _metric_restated(text: str) -> tuple[str, list[str]]:
+    """'una precisión (accuracy) de al menos 85 %', 'the precision (i.e. accuracy)': a metric's name with another
+    metric's name in parentheses after it restates the one meant in the usual term (precisión, précision and
+    Genauigkeit are said for accuracy as often as for precision)."""
+    notes: list[str] = []
+    names = "|".join(re.escape(a) for a in sorted(ALIASES, key=len, reverse=True))
+
+    def rewrite(m: re.Match) -> str:
+        said, meant = m.group(1), m.group(2)
+        if ALIASES[said.lower()] == ALIASES[meant.lower()]:
+            return m.group(0)
+        notes.append(f"'{m.group(0)}' read as {meant}, the metric named in the parentheses")
+        return meant
+
+    text = re.sub(rf"(?<![\w-])({names})\s*\(\s*(?:i\.?\s?e\.?,?\s*|or\s+|=\s*|that is,?\s*)?({names})\s*\)", rewrite,
+                  text, flags=re.IGNORECASE)
+    return text, notes
 
 
 def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
@@ -938,6 +971,11 @@ def _names_a_column(words: str, columns: tuple[str, ...]) -> bool:
                                          (len(said) >= 5 and n.startswith(said))) for n in squashed)
 
 
+def _noted(notes: list[str], m: re.Match, read: str) -> str:
+    notes.append(f"{m.group(0).strip(' ,:')!r} read as {read.removeprefix(m.group('lead')).strip()!r}")
+    return read
+
+
 def _whether_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'take the age, if he is self-employed, whether they're married' -> 'take the age, self-employed, married': an
     item of a list said as a yes/no question is the column it asks about; only where its words name a column, so a
@@ -981,6 +1019,15 @@ def _whether_items(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]
                   # ('whether they live in an urban or a rural area': the first of the two names the column)
                   rf"(?P<what>[\w-]+)(?:\s+or\s+(?:in\s+)?(?:the\s+|an?\s+)?[\w-]+)?"
                   rf"(?:\s+(?:sector|industry|trade|business|area|region|place|setting))?{end}", yes_no, text, flags=re.I)
+    # 'if mother did work outside', 'if mother is 25 or older' (a learner's bare noun): whose it is names the column
+    # with what ('mother work' for momWork, 'mother aged 25 upwards' for mom25p)
+    bare_subject = r"(?:whether|if)\s+(?:the\s+)?(?P<subject>(?!(?:he|she|they|it|one|we|you|i)\b)[a-z]+)"
+    text = re.sub(rf"{lead}{bare_subject}\s+(?:is|are|was|were)\s+(?P<age>\d+)\s*(?:\+|plus|or\s+(?:older|over|more|above))"
+                  rf"(?:\s+years?(?:\s+old)?)?{end}",
+                  lambda m: _noted(notes, m, f"{m.group('lead')}{m.group('subject')} aged {m.group('age')} upwards"), text, flags=re.I)
+    text = re.sub(rf"{lead}{bare_subject}\s+(?:did|does|do)\s+(?P<what>[a-z]+)"
+                  rf"(?:\s+(?:outside|out|away|abroad|overseas|full-time|part-time))?{end}",
+                  lambda m: _noted(notes, m, f"{m.group('lead')}{m.group('subject')} {m.group('what')}"), text, flags=re.I)
     # the verb last, as German puts it ('ob sie im Süden wohnt': 'whether they in the south lives')
     text = re.sub(rf"{lead}(?:whether|if)\s+(?:(?:he|she|they|it|the\s+\w+|one|(?:his|her|their|its)\s+\w+)\s+)?"
                   rf"(?:(?:into|in|at|for|by)\s+(?:the\s+|an?\s+)?)?(?P<what>[\w-]+(?:\s+[\w-]+)?(?:\s*\([^()]{{1,30}}\))?)\s+"
@@ -1245,12 +1292,13 @@ def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
         translated = _reordered(translated, lang)
         rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
         text = translated
+    # (a translation is English by now: 'ne doit pas prendre plus de' reads as 'must not take more than')
+    text = _learner_english(text)
     if lang == "en":
-        text = _learner_english(text)
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
+    for step in (_metric_restated, _yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
                  lambda t: _measure_of_each(t, columns),
                  _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,

@@ -26,7 +26,7 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, shortens, stem,
+                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, shortens, stem, word_inside_a_code,
                     tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
@@ -505,6 +505,10 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
 
 
+# the small words between a head noun and what it is of: 'the yield of dividends', 'the score in reading'
+_OF_WORDS = frozenset({"of", "in", "into", "on"})
+
+
 def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -551,6 +555,13 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                              or (inner and abbreviates_phrase(column.name, [t.text for t in run]))) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
+                elif len(run) == 3 and run[1].text in _OF_WORDS and len(name) >= 5 \
+                        and all(len(t.text) >= 4 and t.text not in STOPWORDS for t in (run[0], run[2])) \
+                        and abbreviates_phrase(column.name, [run[2].text, run[0].text]) \
+                        and not any(e.start == first.start for e in out):
+                    # 'the yield of dividends' (or 'rendement en dividendes') is the dividend yield, divyld
+                    out.append(_Evidence(column.name, 0.75, "words", " ".join(t.text for t in run), first.start,
+                                         run[-1].end))
         # 'applicant income' said, atotinc meant: two words that spell the name but for a word between them
         for first, last in zip(toks, toks[1:]):
             if first.text not in STOPWORDS and last.text not in STOPWORDS and len(first.text) >= 3 \
@@ -581,6 +592,10 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         # word of its own, not the end of daysold); weaker than a name said whole, so a GPA column beside it wins
         out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
                 if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
+    # 'the math score' for tmathssk, 'the reading score' for treadssk: a word whole inside a coded name
+    out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
+            if (word_inside_a_code(column.name, t.text) or (t.stem != t.text and word_inside_a_code(column.name, t.stem)))
+            and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
     for i, hits in enumerate(per_word):
@@ -727,13 +742,32 @@ def _drop_modifiers(tied: list[_Evidence], text: str) -> list[_Evidence]:
     return [e for e in tied if not any(o is not e and qualifies(e, o) for o in tied)]
 
 
+def _drop_covered(tied: list[_Evidence]) -> list[_Evidence]:
+    """'the education level of the mother' fits momEd by two words and mom by one of them: a column whose words are
+    all inside another tied column's, which says more of the phrase, is not the one meant."""
+    def covered(e: _Evidence, o: _Evidence) -> bool:
+        # (words that stand together: 'price ... the total price' scattered over the sentence covers nothing)
+        return o.start <= e.start and e.end <= o.end and len(o.words.split()) > len(e.words.split()) \
+            and set(e.words.split()) < set(o.words.split()) and o.weighted >= e.weighted and o.score >= 0.6
+    return [e for e in tied if not any(o is not e and covered(e, o) for o in tied)]
+
+
+def _drop_owners(tied: list[_Evidence], text: str) -> list[_Evidence]:
+    """'the ethnicity of the mother' with an ethn and a mom column: whose it is, said after 'of', is not what is meant
+    when the thing itself names another tied column."""
+    def owner(e: _Evidence, o: _Evidence) -> bool:
+        return e.start >= o.end and bool(re.fullmatch(r"\s+of\s+(?:the\s+|a\s+|an\s+|his\s+|her\s+|their\s+|its\s+|each\s+)?",
+                                                       text[o.end:e.start]))
+    return [e for e in tied if not any(o is not e and owner(e, o) for o in tied)]
+
+
 def _answer_kind(text: str) -> str | None:
     """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
     quantity ('how many visitors ...'), or None."""
     if re.search(r"(?:^|[.!?]\s*)(?:will|would|is|are|does|do|did|has|have|can)\s+(?!you\b|we\b|i\b)[^.?!]*\?", text) \
             or re.search(r"\bwhether\b|\byes\s*(?:/|or)\s*no\b|\by\s*/\s*n\b|\bor not\b", text):
         return "binary"
-    if re.search(r"\bhow (?:much|many|long|late|high|low|big|far|heavy|fast|strong|busy|often)\b", text):
+    if re.search(r"\bhow (?:much|many|long|late|high|low|big|far|heavy|fast|strong|busy|often|well|badly)\b", text):
         return "number"
     return None
 
@@ -870,6 +904,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         tied = [top] + [e for e in ranked if e is not top and e.weighted >= top.weighted * 0.75 and not (
             top.role == "target" and e.role != "target")]
         tied = _drop_modifiers(tied, text) if len(tied) > 1 else tied
+        tied = _drop_covered(tied) if len(tied) > 1 else tied
+        tied = _drop_owners(tied, text) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
@@ -936,6 +972,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if similarities:
         ordered = sorted(similarities, key=lambda c: -similarities[c])
     ordered = _touched_first(target_phrase(text) or text, ordered or [c.name for c in remaining])
+    ordered = _answer_kind_first(text, ordered, profile)
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
                           reason=f"no column of the data answers to {absent!r}: the table may not hold it" if absent
                           else "the instruction names no column of the data")
@@ -965,6 +1002,24 @@ def _points_back_at_two(text: str) -> bool:
     a little better."""
     first = _ONE_AND_THE_OTHER.search(text)
     return bool(first) and bool(_FOR_IT.search(text, first.end()))
+
+
+def _answer_kind_first(text: str, names: list[str], profile: DataProfile) -> list[str]:
+    """The candidates of a question, those that can give the kind of answer asked for first: 'how well each kid does
+    on the test' asks for a quantity (the scores, not the class type); 'whether ...' for a yes or no. Only the order
+    of the candidates offered."""
+    kind = _answer_kind(text)
+    if kind is None:
+        return names
+
+    def fits(name: str) -> bool:
+        column = profile.column(name)
+        if column is None:
+            return False
+        if kind == "binary":
+            return column.n_unique == 2
+        return column.kind == "numeric" and column.n_unique > 2 and not named_as_id(name)
+    return sorted(names, key=lambda name: not fits(name))
 
 
 def _touched_first(phrase: str, names: list[str]) -> list[str]:

@@ -309,6 +309,19 @@ def short_form_at_end(name: str, word: str) -> bool:
         and word not in english_vocabulary()
 
 
+def word_inside_a_code(name: str, word: str) -> bool:
+    """'math' in tmathssk, 'read' in treadssk ('reading'): an English word of four letters or more written whole
+    inside a run-together name that is no word itself, with two to four code letters around it, on both sides (a
+    total's t before, a scaled score's ss and a wave's k after; a word that begins the name, as 'work' does workprg,
+    is the name's own first word, which 'whatever works best' does not say)."""
+    low = name.lower()
+    if not low.isalpha() or low != name or len(word) < 4 or len(low) - len(word) not in (2, 3, 4) \
+            or low in english_vocabulary() or word not in english_vocabulary():
+        return False
+    at = low.find(word, 1)
+    return at > 0 and at + len(word) < len(low)
+
+
 def letter_before_word(name: str, word: str) -> bool:
     """'employment' in memployment: one letter (whose it is, or what was done to it) before a word."""
     return len(word) >= 4 and len(name) == len(word) + 1 and name.lower().endswith(word)

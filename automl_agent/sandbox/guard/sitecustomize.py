@@ -11,6 +11,8 @@ import sys
 
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "", None}
 _HIDDEN = tuple(p for p in os.environ.pop("AUTOML_SANDBOX_HIDDEN", "").split(os.pathsep) if p)
+# popped, so only the script's own process writes it, not the workers it starts
+_PEAK_FILE = os.environ.pop("AUTOML_SANDBOX_PEAK_FILE", "")
 _VISIBLE = tuple(p for p in os.environ.pop("AUTOML_SANDBOX_VISIBLE", "").split(os.pathsep) if p)
 
 
@@ -74,5 +76,22 @@ def _own(pid) -> bool:
     except (OSError, IndexError, ValueError):
         return False
 
+
+def _write_peak_memory() -> None:
+    """The most resident memory the script held, plus its largest reaped worker's, in MB, for a limit on memory."""
+    import resource
+
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    try:
+        with open(_PEAK_FILE, "w") as out:
+            out.write(f"{peak_kb / 1024:.1f}\n")
+    except OSError:
+        pass
+
+
+if _PEAK_FILE:
+    import atexit
+
+    atexit.register(_write_peak_memory)
 
 sys.addaudithook(_guard)
