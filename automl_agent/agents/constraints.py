@@ -359,8 +359,11 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         target = round(float(m.group(1)) * _SIZE_UNITS[m.group(2)], 8)
         after = re.split(r"[.;,(]|\band\b", text[m.end():m.end() + 30])[0]
         # 'at most 200 MB of memory', 'RAM under 2 GB': what the training may hold, not what the model weighs
+        # ('the model must not use more than 512 MB of memory': what it uses, not what it weighs; 'the model's size in
+        # memory' is its size)
         held = re.search(r"\b(?:memory|ram|rss)\b", before[-30:] + " " + after) and not re.search(
-            r"\b(?:model|file|disk|saved|weigh\w*|pickle|artifact|size)\b", before[-30:] + " " + after)
+            r"\b(?:file|disk|saved|weigh\w*|pickle|artifact|size)\b", before[-30:] + " " + after) and not (
+            re.search(r"\bmodel\b", before[-30:]) and not re.match(r"\s*(?:of\s+)?(?:memory|ram)\b", after))
         name = "peak_memory_mb" if held else "model_size_mb"
         out.setdefault(name, Constraint(name=name, op=op or "<=", target=target, kind="complexity",
                                         phrase=(before[-40:] + m.group(0) + (after if held else "")).strip()))

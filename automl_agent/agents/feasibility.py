@@ -234,7 +234,7 @@ def check_feasible(spec: RequirementSpec, frame: pd.DataFrame, data_path: str, i
     """Raises when the request cannot succeed; returns what was noticed and mended, for the run's output."""
     from .understanding import read_as
 
-    instruction = read_as(instruction, frame.columns)
+    instruction = read_as(instruction, frame.columns, data_path)
     check_constraints(spec, instruction)
     check_target(spec, frame, Path(data_path).name)
     return check_series(spec, frame, instruction) + check_images(spec, frame, data_path)

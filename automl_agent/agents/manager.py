@@ -30,7 +30,8 @@ def verify_request(brain: RecordingBrain, instruction: str, data_summary: dict[s
     the agent's own instructions) is never let through; where the rules are unsure the brain decides."""
     from .understanding import read_as
 
-    instruction = read_as(instruction, profile.names if profile is not None else data_summary.get("columns", []))
+    instruction = read_as(instruction, profile.names if profile is not None else data_summary.get("columns", []),
+                          profile.path if profile is not None else None)
     verdict = brain.answer(AgentStep("manager.verify_request", RequestVerdict,
                                      {"instruction": instruction, "data_summary": data_summary, "profile": profile,
                                       "target_flag": target_flag}))

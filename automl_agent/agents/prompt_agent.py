@@ -12,7 +12,7 @@ from .constraints import mentioned_metric, reconcile, unsupported_metric
 from .contracts import CLASSIFICATION_TASKS, SUPPORTED_TASKS, DataProfile, RequirementSpec, SpecAudit, TaskType
 from .views import profile_view
 from ..errors import InputsUnclear, TargetUnclear, UserFacingError
-from .understanding import NAMED, canonical, classifiable, eligible_columns, held_labels, named_but_unusable
+from .understanding import NAMED, canonical, classifiable, data_names, eligible_columns, held_labels, named_but_unusable
 from .understanding.audit import audit
 from .understanding.features import decide_features, describe, usable_kind
 from .understanding.windows import rows_are_the_steps
@@ -28,7 +28,7 @@ def parse_instruction(brain: RecordingBrain, instruction: str, profile: DataProf
         raise UserFacingError(
             f"--target {target_override!r} is not a column of {profile.path.rsplit('/', 1)[-1]}.",
             f"Columns are: {', '.join(profile.names)}", status="rejected")
-    reading = canonical(instruction, tuple(profile.names))
+    reading = canonical(instruction, tuple(profile.names), data_names(profile.path))
     instruction = reading.text
     step = AgentStep(STEP, RequirementSpec, {
         "instruction": instruction, "profile": profile,

@@ -83,7 +83,9 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 # measurements' for man_proc_*), then 12/12 with none; holdout38, written after those, 5/12 with 2 ('how well each student
 # will do in the math course' trained on the course number, an id left out with a gloss in parentheses kept in; a series
 # dated yymmdd refused), then 10/12 with none; holdout39, written after those, 2/12 with 2 ('una precisión (accuracy)'
-# read as precision, '200 MB of memory' read as the model's size; a series timed 1947.01 refused), then 11/12 with none.
+# read as precision, '200 MB of memory' read as the model's size; a series timed 1947.01 refused), then 11/12 with none;
+# holdout40, written after those, 4/12 with 2 ('the minwage data' read as the minwage column, 'how many kids each
+# woman has' taken for the living children where the children ever born fit as well), then 8/12 with 1 (the kids).
 # holdout7 allows one
 # more: h7nn01 now differs only by the metric its brief set for a three-class target (f1; the default is accuracy)
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.55,
@@ -95,7 +97,8 @@ FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "ho
                         "holdout27": 0.95, "holdout28": 0.9, "holdout29": 0.55, "holdout30": 0.65,
                         "holdout31": 0.8, "holdout32": 0.7, "holdout33": 0.9,
                         "holdout34": 0.8, "holdout35": 0.75, "holdout36": 0.8, "holdout37": 0.95,
-                        "holdout38": 0.8, "holdout39": 0.9}
+                        "holdout38": 0.8, "holdout39": 0.9,
+                        "holdout40": 0.65}
 # runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
 # never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
 SILENT_WRONG_CEILINGS = {"holdout7": 5, "holdout8": 4, "holdout9": 2, "holdout10": 4, "holdout11": 2, "holdout12": 4,
@@ -104,7 +107,8 @@ SILENT_WRONG_CEILINGS = {"holdout7": 5, "holdout8": 4, "holdout9": 2, "holdout10
                          "holdout21": 1, "holdout22": 1, "holdout23": 2, "holdout24": 0,
                          "holdout25": 0, "holdout26": 1, "holdout27": 0, "holdout28": 0, "holdout29": 0,
                          "holdout30": 0, "holdout31": 1, "holdout32": 0, "holdout33": 0, "holdout34": 0,
-                         "holdout35": 0, "holdout36": 0, "holdout37": 0, "holdout38": 0, "holdout39": 0}
+                         "holdout35": 0, "holdout36": 0, "holdout37": 0, "holdout38": 0, "holdout39": 0,
+                         "holdout40": 1}
 
 
 @pytest.mark.parametrize("corpus", sorted(FIRST_CONTACT_FLOORS))

@@ -3,16 +3,16 @@ and how sure we are. Used by the offline brain and as the cross-check of any oth
 
 from __future__ import annotations
 
-from .language import Canonical, canonical
+from .language import Canonical, canonical, data_names
 from .request import judge_request
 from .target import (NAMED, TargetDecision, classifiable, decide_target, eligible_columns, held_labels,
                      named_but_unusable)
 
 
-def read_as(instruction: str, columns) -> str:
+def read_as(instruction: str, columns, data_path: str | None = None) -> str:
     """The instruction in the one form the rules read (see language.canonical); columns are the table's names, which
-    are never translated."""
-    return canonical(instruction, tuple(str(c) for c in columns)).text
+    are never translated; the data's own name (its file's) said as the data's names no column."""
+    return canonical(instruction, tuple(str(c) for c in columns), data_names(data_path)).text
 
 
 def sentence_encoder():
@@ -42,5 +42,5 @@ def _encoded(texts: list[str], encoder) -> list:
     return [_VECTORS[t] for t in texts]
 
 
-__all__ = ["Canonical", "canonical", "read_as", "NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",
+__all__ = ["Canonical", "canonical", "data_names", "read_as", "NAMED", "TargetDecision", "classifiable", "decide_target", "eligible_columns", "held_labels", "named_but_unusable", "judge_request",
            "sentence_encoder"]

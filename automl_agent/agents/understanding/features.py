@@ -13,7 +13,7 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE_NOT, heading_length, input_spans,
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
-from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand,
+from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand, run_of_beginnings,
                     letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens,
                     word_inside_a_code)
 
@@ -205,21 +205,6 @@ _UNIT_WORDS = (r"(?:us\s+|u\.s\.\s+)?dollars|euros|pounds(?:\s+sterling)?|yen|ce
                r"(?:\s+(?:celsius|fahrenheit|c|f))?|years|months|weeks|days|hours|minutes|seconds")
 
 
-def _run_of_beginnings(name: str, words: list[str]) -> bool:
-    """husEd is 'hus' + 'ed', the beginnings of 'husband' and 'education' run together: each word gives the name its
-    first letters in one piece (two or more for all but a one-letter name part), in order, and nothing is left."""
-    low = name.lower()
-    if not low.isalpha() or len(words) > len(low):
-        return False
-
-    def fits(i: int, j: int) -> bool:
-        if j == len(words):
-            return i == len(low)
-        word = words[j].lower()
-        return any(low.startswith(word[:k], i) and fits(i + k, j + 1) for k in range(min(len(word), len(low) - i), 1, -1))
-    return fits(0, 0)
-
-
 _SAID_NUMBER = re.compile(r"\b(?:(?:19|20)(?P<year>\d\d)|(?P<number>\d{1,3}))(?P<plus>\s+upwards)?\b")
 
 
@@ -241,7 +226,7 @@ def _numbered_name(item: str, content: list[str], columns: list[ColumnProfile]) 
         letters = re.sub(pattern, "", column.name)
         if letters == column.name or not letters.isalpha():
             continue
-        if any(tried and (abbreviates_phrase(letters, tried) or _run_of_beginnings(letters, tried)
+        if any(tried and (abbreviates_phrase(letters, tried) or run_of_beginnings(letters, tried)
                           or (len(tried) == 1 and letters.lower() in {tried[0], *concept_synonyms(tried[0])}))
                for tried in (words, head)):
             found.add(column.name)
@@ -331,7 +316,7 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
               head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first))
     # 'the education of husband' is husEd, its words' beginnings run together the other way round, before ethn, whose
     # letters the words hold only scattered
-    by_beginnings = {c.name for words in orders if len(words) > 1 for c in columns if _run_of_beginnings(c.name, words)}
+    by_beginnings = {c.name for words in orders if len(words) > 1 for c in columns if run_of_beginnings(c.name, words)}
     if len(by_beginnings) == 1:
         return list(by_beginnings), False
     numbered = _numbered_name(bare, content, columns)

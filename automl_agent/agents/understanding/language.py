@@ -65,7 +65,9 @@ _UNITS = {
            "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "pas": "steps",
            "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
            "jours de bourse": "trading days", "séances": "sessions", "séance": "session",
-           "intervalles": "intervals", "intervalle": "interval", "valeurs": "values"},
+           "intervalles": "intervals", "intervalle": "interval", "valeurs": "values",
+           # octets: 'au plus 512 Mo de mémoire'
+           "ko": "kB", "mo": "MB", "go": "GB", "mémoire": "memory", "mémoire vive": "RAM"},
     "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
            "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
            "jahren": "years", "jahr": "year", "minuten": "minutes", "schritte": "steps", "schritten": "steps",
@@ -73,6 +75,7 @@ _UNITS = {
            "börsentage": "trading days", "börsentagen": "trading days", "werktage": "business days",
            "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days",
            "intervalle": "intervals", "intervallen": "intervals", "intervall": "interval", "werte": "values",
+           "arbeitsspeicher": "RAM", "speicher": "memory",
            "zeitschritte": "steps", "zeitschritten": "steps"},
     "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
            "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes",
@@ -138,7 +141,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "sans rien d'autre": "and nothing else", "sans rien de plus": "and nothing else",
         "celle": "that", "celui": "that", "sous": "under", "rester": "stay", "reste": "stays", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
         "interdites": "forbidden", "ne doit pas": "must not", "ne devrait pas": "should not", "devrait": "should",
-        "prendre": "take", "prend": "takes", "durer": "take", "dure": "takes", "pourriez-vous": "could you",
+        "prendre": "take", "prend": "takes", "utiliser": "use", "utilise": "uses", "modèle": "model", "le modèle": "the model", "durer": "take", "dure": "takes", "pourriez-vous": "could you",
         "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
@@ -1274,10 +1277,50 @@ def _limit_in_parentheses(text: str) -> tuple[str, list[str]]:
     return said, ([f"a limit in parentheses read as 'nothing else': {said!r}"] if said != text else [])
 
 
-def canonical(instruction: str, columns: tuple[str, ...] = ()) -> Canonical:
-    """The one form every rule reads: one line, English request words, numbers as digits, formulas as words."""
+def data_names(path: str | None) -> tuple[str, ...]:
+    """What a user may call the data: its file's name and the parts of it ('wooldridge__minwage.csv': wooldridge,
+    minwage)."""
+    if not path:
+        return ()
+    stem = Path(str(path)).name.split(".")[0]
+    parts = [w for w in re.split(r"__|[^\w]|_", stem) if len(w) >= 4]
+    return tuple(dict.fromkeys([stem, *parts]))
+
+
+# words that say a name is the data's: 'the minwage data', 'table fertil2', 'die Tabelle Hsb82 aus dem Paket mlmRev'
+_DATA_WORDS = (r"data|dataset|data\s?set|table|tables|file|csv|frame|dataframe|sample|survey|panel|package|paquet|"
+               r"tabelle|paket|datensatz|daten|tabla|paquete|datos|donn[ée]es|jeu\s+de\s+donn[ée]es")
+
+
+def _data_named(text: str, names: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'wooldridge::minwage', 'the minwage data from wooldridge', 'la table minwage du paquet wooldridge': where the
+    data's own name stands as the data's, it is no column's, though a column may share it (minwage in minwage)."""
+    if not names:
+        return text, []
+    notes: list[str] = []
+    name = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+    def neutral(m: re.Match) -> str:
+        notes.append(f"{m.group(0).strip()!r} names the data")
+        return " ".join(w for w in (m.group("before"), m.group("after")) if w) or "the data"
+
+    shapes = (rf"(?P<before>)(?<![\w.])(?:{name})\s*::?\s*(?:{name})(?![\w])(?P<after>)",  # wooldridge::minwage
+              rf"(?P<before>\b(?:{_DATA_WORDS}))\s+(?:{name})(?![\w])(?P<after>)",  # 'table minwage'
+              rf"(?P<before>)(?<![\w.])(?:{name})\s+(?P<after>(?:{_DATA_WORDS})\b)",  # 'minwage data'
+              rf"(?P<before>)(?<![\w.])(?:{name})\s*\((?:{name})\)(?P<after>)",  # 'guImmun (mlmRev)'
+              rf"(?P<before>)(?<![\w.])(?:{name})\s+(?:{name})(?![\w])(?P<after>)")  # 'wooldridge minwage'
+    for shape in shapes:
+        text = re.sub(shape, neutral, text, flags=re.IGNORECASE)
+    return text, notes
+
+
+def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, ...] = ()) -> Canonical:
+    """The one form every rule reads: one line, English request words, numbers as digits, formulas as words; `data`:
+    the names the data goes by (data_names), said as the data's and so no column's."""
     rewrites: list[str] = []
     text = unicodedata.normalize("NFC", _strip_accents_marks(instruction))
+    text, notes = _data_named(text, data)
+    rewrites += notes
     text, notes = _python_code(text)
     rewrites += notes
     text, notes = _bullets(text)

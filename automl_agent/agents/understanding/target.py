@@ -26,7 +26,8 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    english_vocabulary, expand_shorthand, name_parts, short_form_at_end, shortens, stem, word_inside_a_code,
+                    english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end, shortens, stem,
+                    word_inside_a_code,
                     tokens)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
@@ -532,7 +533,9 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             for i in range(len(content) - len(name) + 2):
                 run = content[i:i + len(name) - 1]
                 initials = "".join(t.text[0] for t in run)
-                if len(run) >= 2 and run[-1].start - run[0].end <= 12 * len(run) and name[1:] == initials \
+                # (a three-letter name's two initials only from words side by side: 'ever use a birth' is no ceb)
+                if len(run) >= 2 and run[-1].start - run[0].end <= (1 if len(name) == 3 else 12 * len(run)) \
+                        and name[1:] == initials \
                         and run[0].text not in _LIGHT_VERBS \
                         and not any(e.start == run[0].start for e in out):
                     out.append(_Evidence(column.name, 0.7, "words", " ".join(t.text for t in run), run[0].start,
@@ -562,6 +565,20 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                     # 'the yield of dividends' (or 'rendement en dividendes') is the dividend yield, divyld
                     out.append(_Evidence(column.name, 0.75, "words", " ".join(t.text for t in run), first.start,
                                          run[-1].end))
+        # 'did ever use a birth control method' for usemeth: the beginnings of two words a few words apart in one
+        # clause, run together
+        if name.isalpha() and len(name) >= 6:
+            # (a word the rules keep as a request word, 'use', may still begin a name, whole: usemeth)
+            words_at = [t for t in toks if len(t.text) >= 3 and (t.text not in STOPWORDS or name.startswith(t.text))]
+            for i, first in enumerate(words_at):
+                for last in words_at[i + 1:i + 5]:
+                    if re.search(r"[,.;:!?()]", text[first.end:last.start]) or any(e.start == first.start for e in out):
+                        break
+                    if run_of_beginnings(name, [first.text, last.text]) and len(first.text) >= 3 \
+                            and name.startswith(first.text[:3]) and len(name) - len(first.text[:3]) >= 3:
+                        out.append(_Evidence(column.name, 0.7, "words", f"{first.text} {last.text}", first.start,
+                                             last.end))
+                        break
         # 'applicant income' said, atotinc meant: two words that spell the name but for a word between them
         for first, last in zip(toks, toks[1:]):
             if first.text not in STOPWORDS and last.text not in STOPWORDS and len(first.text) >= 3 \
@@ -761,6 +778,17 @@ def _drop_owners(tied: list[_Evidence], text: str) -> list[_Evidence]:
     return [e for e in tied if not any(o is not e and owner(e, o) for o in tied)]
 
 
+def _drop_transformed(tied: list[_Evidence], text: str) -> list[_Evidence]:
+    """cpi and lcpi (its log) fit 'the consumer price index' alike: the plain one is meant unless the words say log."""
+    logged = bool(re.search(r"\blog(?:arithm)?s?\b|\bln\b|\blogged\b", text))
+
+    def transformed(name: str, of: str) -> bool:
+        return any(name.lower() == prefix + of.lower() for prefix in ("l", "ln", "log", "log_", "ln_"))
+    names = {e.column for e in tied}
+    return [e for e in tied
+            if not any((transformed(other, e.column) if logged else transformed(e.column, other)) for other in names)]
+
+
 def _answer_kind(text: str) -> str | None:
     """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
     quantity ('how many visitors ...'), or None."""
@@ -906,6 +934,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         tied = _drop_modifiers(tied, text) if len(tied) > 1 else tied
         tied = _drop_covered(tied) if len(tied) > 1 else tied
         tied = _drop_owners(tied, text) if len(tied) > 1 else tied
+        tied = _drop_transformed(tied, text) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
@@ -943,7 +972,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                                   scores=scores, reason=f"the instruction names {tied[0].column!r} only as an input")
         return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=names[:4], scores=scores,
                               reason=f"the instruction fits several columns equally ({', '.join(names[:4])})")
-    absent = _asked_for_but_absent(text, scores)
+    # (the inputs named say nothing of what is asked for: "model the parents' schooling from income, ...")
+    absent = _asked_for_but_absent(text, {c: v for c, v in scores.items() if c not in inputs})
     remaining = [c for c in columns if c.name not in excluded and c.name not in inputs] or [
         c for c in columns if c.name not in excluded]
     if len(remaining) == 1:

@@ -270,6 +270,21 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
     return fits(0, 0)
 
 
+def run_of_beginnings(name: str, words: list[str]) -> bool:
+    """husEd is 'hus' + 'ed', the beginnings of 'husband' and 'education' run together: each word gives the name its
+    first letters in one piece (two or more for all but a one-letter name part), in order, and nothing is left."""
+    low = name.lower()
+    if not low.isalpha() or len(words) > len(low):
+        return False
+
+    def fits(i: int, j: int) -> bool:
+        if j == len(words):
+            return i == len(low)
+        word = words[j].lower()
+        return any(low.startswith(word[:k], i) and fits(i + k, j + 1) for k in range(min(len(word), len(low) - i), 1, -1))
+    return fits(0, 0)
+
+
 def abbreviates_with_a_word_unsaid(name: str, first: str, last: str) -> bool:
     """'atotinc' for 'applicant income': the name starts as the first word does, ends with the start of the last
     (three letters or more) and holds two to four letters between that the words do not give (a 'total' left
