@@ -361,8 +361,9 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         # 'at most 200 MB of memory', 'RAM under 2 GB': what the training may hold, not what the model weighs
         # ('the model must not use more than 512 MB of memory': what it uses, not what it weighs; 'the model's size in
         # memory' is its size)
-        held = re.search(r"\b(?:memory|ram|rss)\b", before[-30:] + " " + after) and not re.search(
-            r"\b(?:file|disk|saved|weigh\w*|pickle|artifact|size)\b", before[-30:] + " " + after) and not (
+        near = before[-30:] + " " + after
+        held = re.search(r"\b(?:memory|ram|rss)\b", near) and not re.search(
+            r"\b(?:file|disk|saved|weigh\w*|pickle|artifact|size)\b", near) and not (
             re.search(r"\bmodel\b", before[-30:]) and not re.match(r"\s*(?:of\s+)?(?:memory|ram)\b", after))
         name = "peak_memory_mb" if held else "model_size_mb"
         out.setdefault(name, Constraint(name=name, op=op or "<=", target=target, kind="complexity",

@@ -255,13 +255,20 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
     # 'classify vote from dem, rep, clintondis, bushdis, perotdis': three or more named after a plain 'from' are the
     # inputs meant (a limit only when every item names a column, see restriction_strength)
     for m in re.finditer(rf"\b(?:{_LISTING_WORDS})\b{LEAD_IN}", text):
-        if re.search(rf"\b(?:is|are|was|were|comes?|came|{NEGATIONS})\s*$", text[:m.start()]):
-            continue  # 'whether the customer is from France, Spain or Italy', "don't use A, B and C"
+        if re.search(rf"\b(?:is|are|was|were|comes?|came|apart|aside|away|{NEGATIONS})\s*$", text[:m.start()]):
+            continue  # 'whether the customer is from France, Spain or Italy', "don't use A, B and C", 'apart from A and B'
         a, b = list_after(text, m.end())
         if re.search(r"\bexcept|\bexclu|\bwithout\b", text[m.end():a]) or re.match(rf"\s*(?:{NEGATIONS})\b", text[a:b]):
             continue  # 'all the other fields with two exceptions: drop A, ... and drop B': what is left out
         items = [i for i in re.split(r",|\band\b|\bor\b|&", text[a:b]) if i.strip()]
-        if len(items) >= 3 and not any(s[1] <= a < max(s[2], s[1] + 1) or a <= s[1] < b for s in spans):
+        # (two items only when short and right after the word: 'from its bill and flipper measurements', not 'a caveat
+        # from the research team: the hours and wage ...' nor 'With hprice1, model the value of each home')
+        # ('gender, lunch and test preparation' cut short before 'and test' is no list of two; 'DiabetesDiagnosis as the
+        # label and everything else as features' names the target)
+        two = len(items) == 2 and ":" not in text[m.end():a] and all(len(i.split()) <= 4 for i in items) \
+            and not re.match(r"\s*(?:(?:and|or)\b|&)", text[b:]) \
+            and not re.search(r"\b(?:label|target|output|outcome|everything|else|rest)\b", text[a:b])
+        if (len(items) >= 3 or two) and not any(s[1] <= a < max(s[2], s[1] + 1) or a <= s[1] < b for s in spans):
             # 'for this please take A, B and C' asks for them as plainly as 'using only'
             told = re.match(r"please|take into|taking into", m.group(0))
             spans.append((m.start(), a, b, b, "strong" if told else "listed"))

@@ -15,7 +15,7 @@ from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand, run_of_beginnings,
                     letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens,
-                    word_inside_a_code)
+                    word_or_stem_inside_a_code)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -175,6 +175,11 @@ _MEASURE_KINDS = {"percentage", "percent", "rate", "ratio", "share", "average", 
 # kinds of measure a name leaves unsaid as often as the ones above (the column Lateral is the lateral distance)
 _UNSAID_KINDS = {"distance"}
 _KINDS = _MEASURE_KINDS | _UNSAID_KINDS
+# words for the whole of what is measured: 'body measurements' are every measurement of the body
+_WHOLE_BODY = {"body", "bodily", "physical", "anatomical", "morphological", "morphometric", "overall"}
+# first parts of names that say how a thing is measured, not what: 'the log' is no group of LogMass, LogIntake, ...
+_HOW_MEASURED = _KINDS | _GENERIC | {"log", "ln", "sqrt", "avg", "mean", "median", "max", "min", "std", "sum", "tot",
+                                     "num", "pct", "diff", "lag", "delta", "cum", "rel", "abs", "has", "is", "new", "old"}
 
 
 def _opens_with_column(text: str, profile: DataProfile) -> bool:
@@ -414,14 +419,21 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             if inside:
                 return (inside, True) if len(inside) >= 2 else ([], False)
     # 'the manufacturing measurements' for man_proc_01 ... man_proc_45: a word that begins with the first part of
-    # several names (three letters or more) names them as a group, when every name so begun shares that part
-    led = re.fullmatch(rf"(?:(?:the|all|any|no)\s+)?([a-z]{{6,}})(?:\s+(?:{COLUMN_NOUNS}|measurements?|measures|readings))?",
-                       bare)
-    if led:
+    # several names (three letters or more) names them as a group, when every name so begun shares that part; a
+    # shorter word only when it is that part whole ('its bill' for bill_length_mm and bill_depth_mm)
+    led = re.fullmatch(rf"(?:(?:the|all|any|no|its|their)\s+)?([a-z]{{3,}})"
+                       rf"(?:\s+(?:{COLUMN_NOUNS}|measurements?|measures|readings|sizes|dimensions))?", bare)
+    if led and led.group(1) not in STOPWORDS and led.group(1) not in _HOW_MEASURED:
         firsts = {c.name: parts.words[0] for c in columns if len((parts := name_parts(c.name)).words) > 1}
-        begun = {name: first for name, first in firsts.items() if len(first) >= 3 and led.group(1).startswith(first)}
+        begun = {name: first for name, first in firsts.items() if len(first) >= 3 and (
+            led.group(1) == first or (len(led.group(1)) >= 6 and led.group(1).startswith(first)))}
         if len(begun) >= 2 and len(set(begun.values())) == 1:
             return list(begun), True
+        # ('its flipper measurements' for flipper_length_mm, the one name so begun; 'body measurements' are the whole
+        # animal's, not body_mass_g's)
+        if len(begun) == 1 and re.search(r"\s(?:measurements|measures|readings|sizes|dimensions)$", bare) \
+                and led.group(1) not in _WHOLE_BODY:
+            return list(begun), False
     return [], False
 
 
@@ -441,7 +453,7 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
     if letter_before_word(name, token.text) or short_form_at_end(name, token.text) \
-            or word_inside_a_code(name, token.text) or word_inside_a_code(name, token.stem):
+            or word_or_stem_inside_a_code(name, token):
         return True
     # ('hwy' for highway, 'pct' for percent: a part written without its vowels)
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
@@ -518,8 +530,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             continue  # 'using only a CPU', 'only on rows after 2020' (a list of three things is inputs)
         if not columns and strength != "strong" and not _ambiguous(unresolved):
             continue  # 'only with care', 'from just one store': no column named, and the words need not name one
-        if strength in ("soft", "listed") and unresolved:
-            continue
+        if strength in ("soft", "listed") and any("(could be" not in u for u in unresolved):
+            continue  # ('from her age and education', with educ and educ0: every item names columns, one asks which)
         choice.only += [c for c in columns if c not in choice.only]
         choice.unresolved += [u for u in unresolved if u not in choice.unresolved]
         choice.only_phrase = choice.only_phrase or said[start:end].strip(" ,.;:!?-")

@@ -27,8 +27,7 @@ from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGAT
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end, shortens, stem,
-                    word_inside_a_code,
-                    tokens)
+                    tokens, word_or_stem_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -574,8 +573,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 for last in words_at[i + 1:i + 5]:
                     if re.search(r"[,.;:!?()]", text[first.end:last.start]) or any(e.start == first.start for e in out):
                         break
-                    if run_of_beginnings(name, [first.text, last.text]) and len(first.text) >= 3 \
-                            and name.startswith(first.text[:3]) and len(name) - len(first.text[:3]) >= 3:
+                    if run_of_beginnings(name, [first.text, last.text]) and name.startswith(first.text[:3]) and len(name) - len(first.text[:3]) >= 3:
                         out.append(_Evidence(column.name, 0.7, "words", f"{first.text} {last.text}", first.start,
                                              last.end))
                         break
@@ -611,7 +609,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
     # 'the math score' for tmathssk, 'the reading score' for treadssk: a word whole inside a coded name
     out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
-            if (word_inside_a_code(column.name, t.text) or (t.stem != t.text and word_inside_a_code(column.name, t.stem)))
+            if word_or_stem_inside_a_code(column.name, t)
             and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)

@@ -272,7 +272,7 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
 
 def run_of_beginnings(name: str, words: list[str]) -> bool:
     """husEd is 'hus' + 'ed', the beginnings of 'husband' and 'education' run together: each word gives the name its
-    first letters in one piece (two or more for all but a one-letter name part), in order, and nothing is left."""
+    first letters in one piece (two or more each), in order, and nothing is left."""
     low = name.lower()
     if not low.isalpha() or len(words) > len(low):
         return False
@@ -335,6 +335,11 @@ def word_inside_a_code(name: str, word: str) -> bool:
         return False
     at = low.find(word, 1)
     return at > 0 and at + len(word) < len(low)
+
+
+def word_or_stem_inside_a_code(name: str, token: Token) -> bool:
+    """word_inside_a_code for a word as said or its stem ('reading' is 'read' in treadssk)."""
+    return word_inside_a_code(name, token.text) or (token.stem != token.text and word_inside_a_code(name, token.stem))
 
 
 def letter_before_word(name: str, word: str) -> bool:
