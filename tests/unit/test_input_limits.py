@@ -29,6 +29,8 @@ def profiles():
 
 LIMITS = [
     ("diamonds", "price", "predict price using only carat and cut", ["carat", "cut"], []),
+    # a first name part said whole names every column it begins
+    ("penguins", "species", "classify species using only the bill measurements", ["bill_length_mm", "bill_depth_mm"], []),
     ("diamonds", "price", "Estimate price. Use only carat, cut, color and clarity (the 4Cs).",
      ["carat", "cut", "color", "clarity"], []),
     ("diamonds", "price", "I want a price model based solely on carat", ["carat"], []),
@@ -71,7 +73,6 @@ NO_LIMIT = [
 ASKED = [
     ("diamonds", "price", "predict price using only the size and the sparkle", ["'size'", "'sparkle'"]),
     ("penguins", "species", "predict species from length only", ["bill_length_mm or flipper_length_mm"]),
-    ("penguins", "species", "classify species using only the bill measurements", ["bill_length_mm"]),
     ("churn", "churn", "Only use features available at signup time to predict churn", ["available at signup time"]),
 ]
 
@@ -143,11 +144,11 @@ def test_an_exclusion_is_dropped_with_its_reason(profiles):
 
 
 def test_a_brains_limit_that_the_words_do_not_state_is_undone(profiles):
-    """A model that reads 'from its carat and cut' as 'only carat and cut' would silently drop columns."""
+    """A model that reads 'carat and cut matter most' as 'only carat and cut' would silently drop columns."""
     answer = {"problem": {"downstream_task": "tabular_regression", "metric": "rmse"},
               "dataset": {"target": "price", "features": ["carat", "cut"]}}
     brain = RecordingBrain(ScriptedBrain({"prompt.parse_instruction": [answer]}), Transcript())
-    spec, notes = _parse(profiles["diamonds"], "Predict a diamond's price from its carat and cut.", brain)
+    spec, notes = _parse(profiles["diamonds"], "Predict a diamond's price; its carat and cut matter most.", brain)
     assert spec.dataset.features == []
     assert any("replaced by what the instruction says: every usable column" in n for n in notes)
 

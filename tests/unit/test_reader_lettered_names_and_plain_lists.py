@@ -88,12 +88,12 @@ def test_items_said_as_how_many_and_how_long(salaries):
     assert got["features"] == ["aptitude", "experience", "schooling"]
 
 
-def test_three_columns_after_a_plain_from_or_off_are_the_inputs_two_are_not(salaries):
+def test_columns_after_a_plain_from_or_off_are_the_inputs_two_as_well(salaries):
     got = _read(salaries, "quick one: classify city off salary, schooling, coastal, married.")
     assert (got["target"], got["features"]) == ("city", ["coastal", "married", "salary", "schooling"])
     got = _read(salaries, "classify city from salary, schooling and married")
     assert got["features"] == ["married", "salary", "schooling"]
-    assert _read(salaries, "predict the salary from schooling and experience")["features"] == []
+    assert _read(salaries, "predict the salary from schooling and experience")["features"] == ["experience", "schooling"]
 
 
 def test_minus_a_column_itself_leaves_it_out(salaries):
