@@ -57,3 +57,21 @@ def test_a_transform_prefix_names_no_group(birds):
     got = _read(birds, "Predict the kind of bird. Keep out log_weight, because it is the body weight before taking "
                        "the log, and keep out sex.")
     assert got["outcome"] == "ok" and got["target"] == "kind" and got["excluded"] == ["log_weight", "sex"], got
+
+
+@pytest.fixture(scope="module")
+def plants(tmp_path_factory):
+    """Monthly output of two plants coded by number, levels and month-on-month growth."""
+    rng = np.random.default_rng(202)
+    n = 120
+    out41, out77 = 100 + rng.normal(0, 1, n).cumsum(), 80 + rng.normal(0, 1, n).cumsum()
+    return saved(tmp_path_factory, "plants", pd.DataFrame({
+        "month": pd.date_range("2010-01-01", periods=n, freq="MS").strftime("%Y-%m"), "out41": out41.round(2),
+        "out77": out77.round(2), "hrs41": rng.normal(160, 5, n).round(1), "gout41": np.r_[0, np.diff(np.log(out41))].round(4),
+        "gout77": np.r_[0, np.diff(np.log(out77))].round(4), "price": 50 + rng.normal(0, 1, n).cumsum()}))
+
+
+def test_a_question_offers_the_columns_a_said_number_names(plants):
+    got = _read(plants, "Can you forecast how fast unit 41 is growing, month over month, for the next 6 months?")
+    assert got["outcome"] == "ask" and got["candidates"][0] == "gout41" and set(got["candidates"]) <= {
+        "gout41", "out41", "hrs41"}, got

@@ -1001,6 +1001,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         ordered = sorted(similarities, key=lambda c: -similarities[c])
     ordered = _touched_first(target_phrase(text) or text, ordered or [c.name for c in remaining])
     ordered = _answer_kind_first(text, ordered, profile)
+    ordered = _numbered_first(text, ordered, [c.name for c in remaining])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
                           reason=f"no column of the data answers to {absent!r}: the table may not hold it" if absent
                           else "the instruction names no column of the data")
@@ -1048,6 +1049,24 @@ def _answer_kind_first(text: str, names: list[str], profile: DataProfile) -> lis
             return column.n_unique == 2
         return column.kind == "numeric" and column.n_unique > 2 and not named_as_id(name)
     return sorted(names, key=lambda name: not fits(name))
+
+
+# a rate of change asked for: a name led by g or d (gemp232, dcpi) holds the growth or the difference of the one after
+_GROWTH_ASKED = re.compile(r"\b(?:grow\w*|growth|how fast|chang(?:e|es|ed|ing)|(?:month|year|quarter|week) over "
+                           r"(?:month|year|quarter|week)|rate of change|increases?|decreases?)\b")
+
+
+def _numbered_first(text: str, names: list[str], columns: list[str]) -> list[str]:
+    """The candidates of a question, the columns whose names hold a number the instruction says first ('how fast
+    sector 232 is growing': emp232, wage232 and their growth gemp232, gwage232), those led by a growth letter first
+    when a rate of change is asked for. Only the order of the candidates offered."""
+    numbers = {n for n in re.findall(r"(?<![\d.,])(\d{2,})(?![\d.,])", text) if not 1800 <= int(n) <= 2100}
+    numbered = [c for c in columns if any(re.search(rf"(?<!\d){n}(?!\d)", c) for n in numbers)]
+    if not numbered:
+        return names
+    if _GROWTH_ASKED.search(text):
+        numbered.sort(key=lambda c: not re.match(r"[gd][a-z]{2,}", c.lower()))
+    return numbered + [n for n in names if n not in numbered]
 
 
 def _touched_first(phrase: str, names: list[str]) -> list[str]:
