@@ -366,6 +366,8 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
             r"\b(?:file|disk|saved|weigh\w*|pickle|artifact|size)\b", near) and not (
             re.search(r"\bmodel\b", before[-30:]) and not re.match(r"\s*(?:of\s+)?(?:memory|ram)\b", after))
         name = "peak_memory_mb" if held else "model_size_mb"
+        if held and m.group(2) in ("gb", "gigabyte", "gigabytes"):  # memory is counted in binary units: 1 GB of RAM
+            target = round(float(m.group(1)) * 1024.0, 8)          # is 1024 MB (a file's 1 GB stays 1000 MB)
         out.setdefault(name, Constraint(name=name, op=op or "<=", target=target, kind="complexity",
                                         phrase=(before[-40:] + m.group(0) + (after if held else "")).strip()))
     for m in re.finditer(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|thousand|m|million|mn|b|billion)?\s*(?:trainable\s+)?"

@@ -75,7 +75,7 @@ def test_the_beginnings_of_words_apart_make_a_name(women):
 @pytest.mark.parametrize("said, found", [
     ("Bonjour, je voudrais prévoir le cpi ; le modèle ne doit pas utiliser plus de 512 Mo de mémoire.",
      ("peak_memory_mb", "<=", 512.0)),
-    ("the model must not use more than 1 GB of RAM", ("peak_memory_mb", "<=", 1000.0)),
+    ("the model must not use more than 1 GB of RAM", ("peak_memory_mb", "<=", 1024.0)),
     ("the saved model may be at most 5 MB", ("model_size_mb", "<=", 5.0))])
 def test_memory_said_in_french_and_what_a_model_uses(said, found):
     assert [(c.name, c.op, c.target) for c in parse_constraints(canonical(said, ("cpi",)).text)] == [found]

@@ -114,7 +114,7 @@ def test_a_metric_restated_in_parentheses_and_bounds_said_as_what_may_not_happen
 
 @pytest.mark.parametrize("said, found", [
     ("at most 200 MB of memory", ("peak_memory_mb", "<=", 200.0)),
-    ("RAM usage under 2 GB", ("peak_memory_mb", "<", 2000.0)),
+    ("RAM usage under 2 GB", ("peak_memory_mb", "<", 2048.0)),
     ("the model file must stay under 10 MB", ("model_size_mb", "<", 10.0)),
     ("the model must be under 5 MB", ("model_size_mb", "<", 5.0))])
 def test_a_limit_on_memory_is_no_limit_on_the_models_size(said, found):

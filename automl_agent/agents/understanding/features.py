@@ -120,6 +120,7 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
     """The list's items without their noise words; an item that is a column's name whole stays, though the name is a
     noise word ('pages, subs and field' with a column called field)."""
     items = []
+    chunk = re.sub(r"\s+or\s+not\b", "", chunk)  # 'urban or not' is the urban item, asked as a yes or no
     for piece in re.split(_ITEM_SPLIT, chunk):
         if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
                     r"should)|since|because)\b", piece):
@@ -342,8 +343,10 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # ('the subscription price' is price, a column's whole name, not subs spelled with a synonym 'sold')
     if len(content) == 2 and not any(w in names for w in content):
         # 'the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure)
+        # ('years of schooling' for educyr: the name may put the words the other way round)
         by_synonym = {c.name for i in range(2) for other in concept_synonyms(content[i]) for c in columns
-                      if abbreviates_phrase(c.name, [other if k == i else w for k, w in enumerate(content)])}
+                      for words in ([other if k == i else w for k, w in enumerate(content)],)
+                      if abbreviates_phrase(c.name, words) or abbreviates_phrase(c.name, words[::-1])}
         if len(by_synonym) == 1:
             return list(by_synonym), False
     for kind, pattern in _KIND_WORDS.items():
@@ -467,6 +470,9 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     columns = [c for c in profile.columns if c.name != target]
     found: list[str] = []
     unresolved: list[str] = []
+    headed = _headed_items(chunk, columns)
+    if headed:
+        return headed, []
     whole = re.fullmatch(r"\s*(?:the\s+|its\s+|their\s+)?(\d+)\s+([\w/ -]+?)\s*", chunk)
     if whole:  # 'the 4 sepal/petal measurements': one counted group, not two items
         group = _counted_group(int(whole.group(1)), whole.group(2).replace("/", " "), columns)
@@ -474,6 +480,8 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             return group, []
     for item in _items(chunk, frozenset(c.name.lower() for c in columns)):
         names, group = _columns_for(item, columns)
+        if len(names) > 1 and not group:
+            names = _plain_of_transformed(names, item)
         if len(names) == 1 or (names and group):
             found += [n for n in names if n not in found]
         elif names:
@@ -488,6 +496,42 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     if found and counts:
         unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
+
+
+_TRANSFORM_AFFIXES = r"(?:sq|squared|2|_?log|_?ln|_?sqrt|_?cubed|3)"
+
+
+def _headed_items(chunk: str, columns: list[ColumnProfile]) -> list[str]:
+    """'the other self-rated health indicators (very good, good, fair)': items in parentheses after a heading are
+    kinds of what the heading names, each a column with a word of the heading ('very good health' vghealth, 'good
+    health' goodhealth); only when every item so completed names one column."""
+    m = re.fullmatch(r"\s*(?P<head>[^()]*?[a-z][^()]*?)\s*\((?P<items>[^()]+)\)?[\s,.;]*", chunk)
+    if not m:
+        return []
+    heads = [t.text for t in tokens(m.group("head")) if len(t.text) >= 3 and t.text not in STOPWORDS
+             and t.text not in _GENERIC and not re.fullmatch(rf"(?:{COLUMN_NOUNS})|indicators?|measures?|other", t.text)]
+    items = [i.strip(" .") for i in re.split(_ITEM_SPLIT, m.group("items")) if i.strip(" .")]
+    if len(items) < 2 or not heads:
+        return []
+    found: list[str] = []
+    for item in items:
+        named = {n for head in heads for n in _columns_for(f"{item} {head}", columns)[0][:1]
+                 if len(_columns_for(f"{item} {head}", columns)[0]) == 1}
+        if len(named) != 1:
+            return []
+        found += [n for n in named if n not in found]
+    return found if len(found) == len(items) else []
+
+
+def _plain_of_transformed(names: list[str], item: str) -> list[str]:
+    """'education' fits educ and educsq alike: the plain column, unless the words say the square or the log
+    (agesq, educ2, lwage, lnincome are the same measure transformed)."""
+    if re.search(r"\b(?:squared?|square|log\w*|ln|root|cubed?)\b", item):
+        return names
+    lowered = {n: n.lower() for n in names}
+    plain = [n for n in names if all(o == n or re.fullmatch(rf"(?:l|ln|log_?)?{re.escape(lowered[n])}{_TRANSFORM_AFFIXES}?",
+                                                            lowered[o]) for o in names)]
+    return plain if len(plain) == 1 else names
 
 
 def _ambiguous(unresolved: list[str]) -> bool:
@@ -520,6 +564,11 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             if referred and len(_resolve(referred, profile, target)[0]) != (_counted(phrase) or 0):
                 referred = ""
             chunk = referred or _listed_before(text, start, profile, target, phrase) or chunk
+        listed_after = re.match(r"\s*\(([^()]+)\)", text[end:])
+        if listed_after and not re.match(r"\s*(?:not|never|but|except|no|without|excluding)\b", listed_after.group(1)) \
+                and not re.fullmatch(_ALL_THE_COLUMNS, chunk) and not _resolve(chunk, profile, target)[0] \
+                and _resolve(listed_after.group(1), profile, target)[0]:
+            chunk = listed_after.group(1)  # 'from the head-of-household basics only (age, years of schooling, ...)'
         if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
         if re.fullmatch(_ALL_THE_COLUMNS, chunk):

@@ -60,9 +60,12 @@ _NUMBERS = {
            "treinta": 30, "treinta y seis": 36, "cuarenta y ocho": 48, "sesenta": 60},
 }
 
+# the number words for one that are no article ('uno', 'eins')
+_ONE_ITSELF = {"uno", "eins"}
+
 _UNITS = {
     "fr": {"heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
-           "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "pas": "steps",
+           "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "secondes": "seconds", "seconde": "second", "pas": "steps",
            "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
            "jours de bourse": "trading days", "séances": "sessions", "séance": "session",
            "intervalles": "intervals", "intervalle": "interval", "valeurs": "values",
@@ -70,7 +73,7 @@ _UNITS = {
            "ko": "kB", "mo": "MB", "go": "GB", "mémoire": "memory", "mémoire vive": "RAM"},
     "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
            "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
-           "jahren": "years", "jahr": "year", "minuten": "minutes", "schritte": "steps", "schritten": "steps",
+           "jahren": "years", "jahr": "year", "minuten": "minutes", "sekunden": "seconds", "sekunde": "second", "schritte": "steps", "schritten": "steps",
            "quartale": "quarters", "quartal": "quarter", "handelstage": "trading days", "handelstagen": "trading days",
            "börsentage": "trading days", "börsentagen": "trading days", "werktage": "business days",
            "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days",
@@ -78,7 +81,7 @@ _UNITS = {
            "arbeitsspeicher": "RAM", "speicher": "memory",
            "zeitschritte": "steps", "zeitschritten": "steps"},
     "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
-           "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes",
+           "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes", "minuto": "minute", "segundos": "seconds", "segundo": "second",
            "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter", "días hábiles": "business days",
            "sesiones": "sessions", "sesión": "session", "jornadas": "sessions",
            "intervalos": "intervals", "intervalo": "interval", "valores": "values"},
@@ -87,6 +90,7 @@ _UNITS = {
 # the request vocabulary, phrase -> English; longest phrases are tried first
 _LEXICON: dict[str, dict[str, str]] = {
     "fr": {
+        "ligne par": "row per", "lignes par": "rows per", "ligne": "row", "lignes": "rows",
         "historique": "history", "fenêtre de": "window of",
         "prédire": "predict", "prédisez": "predict", "prédis": "predict", "prévoir": "forecast", "prévoyez": "forecast",
         "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
@@ -129,7 +133,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "le plus haut": "the highest", "moyenne": "average", "nombre de": "number of", "combien": "how many",
         "prochains": "next", "prochaines": "next", "prochain": "next", "prochaine": "next", "précédents": "previous",
         "précédentes": "previous", "derniers": "last", "dernières": "last", "des": "of the", "de la": "of the",
-        "du": "of the", "de": "of", "les": "the", "le": "the", "la": "the", "l'": "the ", "et": "and", "ou": "or",
+        "du": "of the", "de": "of", "les": "the", "le": "the", "la": "the", "taille de la": "size of the", "taille du": "size of the", "taille des": "size of the",
+        "l'": "the ", "d'": "of ", "qu'": "that ", "et": "and", "ou": "or",
         "avec": "with", "pour": "for", "par": "per", "chaque": "each", "ne pas": "not", "pas": "not",
         "donnent la date": "give the date", "comme": "as", "sur": "on", "je voudrais": "i would like to",
         "pouvez-vous": "can you", "peux-tu": "can you", "est": "is", "sont": "are", "qui": "that", "doit": "must", "doit être": "must be",
@@ -145,6 +150,9 @@ _LEXICON: dict[str, dict[str, str]] = {
         "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
     },
     "de": {
+        # what a row is ('eine Zeile pro Monat'); 'realen' Ausgaben are real, deflated
+        "zeile pro": "row per", "zeilen pro": "rows per", "zeile je": "row per", "zeile": "row", "zeilen": "rows",
+        "realen": "real", "reale": "real", "realer": "real",
         # a share of right answers ('mindestens 48 % richtige Antworten')
         "richtige antworten": "correct answers", "richtigen antworten": "correct answers",
         "richtig klassifiziert": "classified correctly", "richtig eingeordnet": "classified correctly",
@@ -210,6 +218,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "alles andere": "all the other columns", "den rest": "the rest",
     },
     "es": {
+        "fila por": "row per", "filas por": "rows per", "fila": "row", "filas": "rows",
         "historial": "history", "histórico": "history", "ventana de": "window of",
         # a share of right answers ('al menos 40 % de aciertos')
         "de aciertos": "correct answers", "aciertos": "correct answers", "respuestas correctas": "correct answers",
@@ -365,12 +374,17 @@ def _translate(text: str, lang: str) -> str:
                       lambda m: _compound_read(m.group(1), words), text, flags=re.IGNORECASE)
     lexicon = {**words, **{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
     phrases = sorted(lexicon, key=len, reverse=True)
-    pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?![\w\x00])", re.IGNORECASE)
+    # ("de l'âge", "d'études": an elided article or preposition ends at its apostrophe)
+    pattern = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(p) for p in phrases) + r")(?:(?<=')|(?![\w\x00]))",
+                         re.IGNORECASE)
     text = pattern.sub(lambda m: lexicon[m.group(1).lower()], text)
     numbers = _NUMBERS[lang]
     # 'al menos un 75 %', 'au moins une 80aine': an article before a number is no number itself
     articles = "|".join(w for w, n in numbers.items() if n == 1)
     text = re.sub(rf"(?<![\w\x00])(?:{articles})\s+(?=\d)", "", text, flags=re.IGNORECASE)
+    # 'una escuela', 'un classifieur': an article before a word is 'a', as English says 'a minute', 'a school'
+    text = re.sub(rf"(?<![\w\x00])(?:{'|'.join(w for w, n in numbers.items() if n == 1 and w not in _ONE_ITSELF)})"
+                  rf"(?=\s+[^\W\d])", "a", text, flags=re.IGNORECASE)
     return re.sub(r"(?<![\w\x00])(" + "|".join(sorted(numbers, key=len, reverse=True)) + r")(?![\w\x00])",
                   lambda m: str(numbers[m.group(1).lower()]), text, flags=re.IGNORECASE)
 

@@ -27,7 +27,7 @@ from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGAT
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end, shortens, stem,
-                    tokens, word_or_stem_inside_a_code)
+                    tokens, word_ending_a_code, word_or_stem_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -554,6 +554,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                         and len(inner) <= (2 if n == 4 else 1) and run[-1].start - first.end <= 12 * n \
                         and not any(t.text in {"each", "every", "per"} for t in inner) \
                         and (abbreviates_phrase(column.name, [t.text for t in said])
+                             or abbreviates_phrase(column.name, _prefixes_joined(said, text))
                              or (inner and abbreviates_phrase(column.name, [t.text for t in run]))) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
@@ -609,7 +610,8 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
     # 'the math score' for tmathssk, 'the reading score' for treadssk: a word whole inside a coded name
     out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
-            if word_or_stem_inside_a_code(column.name, t)
+            if (word_or_stem_inside_a_code(column.name, t) or word_ending_a_code(column.name, t.text)
+                or (t.stem != t.text and word_ending_a_code(column.name, t.stem)))
             and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
@@ -640,7 +642,45 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             out.append(_Evidence(column.name, score, "values", " / ".join(v for v, _, _ in hits),
                                  min(a for _, a, _ in hits), max(b for _, _, b in hits)))
     out = _dated(column.name, text, out)
+    out = _calendar_said(name, text, out)
     return [e for e in out if not _names_the_data(e.words.lower(), text, e.start)]
+
+
+_JOINING_PREFIXES = {"non", "semi", "sub", "multi", "anti", "pre", "post", "inter", "self", "co"}
+
+
+def _prefixes_joined(words: list[Token], text: str) -> list[str]:
+    """'non-residential' as one word, nonresidential: its beginning 'non' is what a name keeps (rnonc)."""
+    out: list[str] = []
+    for i, t in enumerate(words):
+        if out and words[i - 1].text in _JOINING_PREFIXES and text[words[i - 1].end:t.start] == "-":
+            out[-1] += t.text
+        else:
+            out.append(t.text)
+    return out
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+           "december")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# 'training may take at most 15 minutes': the verb, not the month ('in may', 'may 1990', 'may and june' are the month)
+_MODAL_MAY = re.compile(r"(?<!\bin )(?<!\bof )(?<!\bthe )(?<!\bto )(?<!\bby )(?<!\band )(?<!\bor )\bmay\s+(?!and\b|or\b|to\b|through\b|"
+                        r"until\b|sales\b|data\b|dummy\b|column\b|indicator\b|\d)[a-z]+")
+
+
+def _calendar_said(name: str, text: str, evidence: list[_Evidence]) -> list[_Evidence]:
+    """A month's or a weekday's column (jan, mar, may, mon, sat) is named by its own name or the whole word alone,
+    not by a word it begins ('market' is no mar) nor by the verb 'may'."""
+    whole = next((w for w in (*_MONTHS, *_WEEKDAYS) if w[:3] == name or w == name), None)
+    if whole is None:
+        return evidence
+    modal = [(m.start(), m.start() + 3) for m in _MODAL_MAY.finditer(text)] if name == "may" else []
+    # ('January 1964 to December 1989', '3 May 2001' are dates)
+    dated = [m.start(1) for m in re.finditer(rf"\b({whole}|{name})\b\.?(?=\s+(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?(?:19|20)\d\d\b)",
+                                             text)]
+    dated += [m.start(1) for m in re.finditer(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?({whole}|{name})\b", text)]
+    return [e for e in evidence if e.words.lower() in {name, whole, whole + "s"}
+            and not any(a <= e.start < b for a, b in modal) and e.start not in dated]
 
 
 _NAME_YEAR = re.compile(r"(?<=[A-Za-z._])((?:19|20)\d\d|\d\d)$")
@@ -746,8 +786,11 @@ def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> s
 
 def _drop_modifiers(tied: list[_Evidence], text: str) -> list[_Evidence]:
     """In 'a smoking ban' the first word qualifies the second: when one tied column's words stand before another's in
-    the same noun phrase ('major derogatory reports'), the last (the head of the phrase) is meant."""
+    the same noun phrase ('major derogatory reports'), the last (the head of the phrase) is meant. A column's values
+    said before a noun are no qualifier to drop: 'a public or a catholic school' asks which of them the school is."""
     def qualifies(e: _Evidence, o: _Evidence) -> bool:
+        if e.how == "values":
+            return False
         between = text[e.end:o.start] if o.start >= e.end else None
         if between is None or not re.fullmatch(r"[ -]?|\s+(?:[a-z]+\s+){1,2}", between) \
                 or any(w in STOPWORDS for w in between.split()):
@@ -777,14 +820,16 @@ def _drop_owners(tied: list[_Evidence], text: str) -> list[_Evidence]:
 
 
 def _drop_transformed(tied: list[_Evidence], text: str) -> list[_Evidence]:
-    """cpi and lcpi (its log) fit 'the consumer price index' alike: the plain one is meant unless the words say log."""
-    logged = bool(re.search(r"\blog(?:arithm)?s?\b|\bln\b|\blogged\b", text))
+    """cpi and lcpi (its log) fit 'the consumer price index' alike: the plain one is meant unless the words say log;
+    cpi and gcpi (its growth) alike: the plain one unless the words ask for a rate of change."""
+    said = {"l": bool(re.search(r"\blog(?:arithm)?s?\b|\bln\b|\blogged\b", text)), "g": bool(_GROWTH_ASKED.search(text))}
+    prefixes = {"l": ("l", "ln", "log", "log_", "ln_"), "g": ("g", "d", "ch", "chg_", "growth_", "diff_")}
 
-    def transformed(name: str, of: str) -> bool:
-        return any(name.lower() == prefix + of.lower() for prefix in ("l", "ln", "log", "log_", "ln_"))
+    def transformed(name: str, of: str, kind: str) -> bool:
+        return any(name.lower() == prefix + of.lower() for prefix in prefixes[kind])
     names = {e.column for e in tied}
-    return [e for e in tied
-            if not any((transformed(other, e.column) if logged else transformed(e.column, other)) for other in names)]
+    return [e for e in tied if not any((transformed(other, e.column, kind) if said[kind] else transformed(e.column, other, kind))
+                                       for other in names for kind in prefixes)]
 
 
 def _answer_kind(text: str) -> str | None:
@@ -874,7 +919,12 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     spans += [(b, end, name) for a, b, name in list(spans) if (end := gloss_after(text, a, b, name)) is not None]
     # words that spell a name never take in another column's whole name, unless it stands in this name ('temperature,
     # ausAVt' spells no tasAVt; 'the log price' spells lprice)
-    said_of = {c.name: [e for e in column_mentions(c, text, toks)
+    # (a word that is another column's whole name, this one's and more, names that column only: 'except educsq'
+    # says nothing of educ)
+    whole_names = {c.name.lower() for c in columns if len(c.name) > 2}
+    said_of = {c.name: [e for e in column_mentions(c, text, [t for t in toks if t.text not in whole_names
+                                                                 or c.name.lower() not in t.text
+                                                                 or t.text == c.name.lower()])
                         if e.how != "words" or not any(e.start <= a and b <= e.end and name.lower() not in c.name.lower()
                                                        for a, b, name in named_in_full)]
                for c in columns}
@@ -884,6 +934,9 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
               if e.how == "words" and e.score >= 0.8 and len(e.words.split()) >= 2]
     row_unit = _row_unit(profile, text)
     windows = window_spans(text)  # 'for the coming year' names no column called Year
+    # ('month over month', 'year on year' say how a change is measured, no month or year column)
+    windows += [(m.start(), m.end()) for m in re.finditer(
+        r"\b(?:month|year|quarter|week|day)\s+(?:over|on|to)\s+(?:month|year|quarter|week|day)\b", text)]
     # 'how well each student will do in the math course': where one does well names the setting, not the outcome
     windows += [(m.start(1), m.end(1)) for m in re.finditer(
         r"\b(?:do|does|did|doing|perform(?:s|ed|ing)?|fares?|fared)\s+(?:well\s+|badly\s+|best\s+|poorly\s+)?"
@@ -1076,8 +1129,14 @@ def _touched_first(phrase: str, names: list[str]) -> list[str]:
     words = {t.text for t in tokens(phrase) if len(t.text) >= 4 and t.text not in STOPWORDS}
     parts = {w for word in words for w in (word, stem(word), *concept_synonyms(word)) if len(w) >= 4}
 
+    # (and a word's first three letters ending a coded name: 'the cement index' touches prccem and ipcem, 'health
+    # care' lnmed through 'medical')
+    beginnings = {w[:3] for w in parts | {o for word in words for o in concept_synonyms(word)} if len(w) >= 5}
+
     def touched(name: str) -> int:
-        return sum(1 for part in parts if part in name.lower())
+        low = name.lower()
+        return sum(1 for part in parts if part in low) + sum(
+            1 for b in beginnings if low.isalpha() and len(low) > 4 and low.endswith(b) and low not in english_vocabulary())
 
     return sorted(names, key=lambda n: -touched(n))
 

@@ -337,6 +337,15 @@ def word_inside_a_code(name: str, word: str) -> bool:
     return at > 0 and at + len(word) < len(low)
 
 
+def word_ending_a_code(name: str, word: str) -> bool:
+    """'food' in lnrlfood, 'total' in lntotal: an English word of four letters or more that ends a run-together name
+    that is no word itself, after two to four code letters (a log's ln or l, a real value's r)."""
+    low = name.lower()
+    return low.isalpha() and low == name and len(word) >= 4 and 2 <= len(low) - len(word) <= 4 \
+        and low.endswith(word) and low not in english_vocabulary() and word in english_vocabulary() \
+        and (len(low) - len(word) <= 3 or low[:len(low) - len(word)] not in english_vocabulary())
+
+
 def word_or_stem_inside_a_code(name: str, token: Token) -> bool:
     """word_inside_a_code for a word as said or its stem ('reading' is 'read' in treadssk)."""
     return word_inside_a_code(name, token.text) or (token.stem != token.text and word_inside_a_code(name, token.stem))
