@@ -354,7 +354,7 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         if _negated_before(text, m.start()):
             continue
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(before)
-        if op is None and not re.search(r"\b(?:size|model|file|weigh|footprint|disk|memory|ram)\b", before):
+        if op is None and not re.search(r"\b(?:size|model|file|weigh|footprint|disk|memory|mem|ram)\b", before):
             continue
         target = round(float(m.group(1)) * _SIZE_UNITS[m.group(2)], 8)
         after = re.split(r"[.;,(]|\band\b", text[m.end():m.end() + 30])[0]
@@ -362,7 +362,7 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
         # ('the model must not use more than 512 MB of memory': what it uses, not what it weighs; 'the model's size in
         # memory' is its size)
         near = before[-30:] + " " + after
-        held = re.search(r"\b(?:memory|ram|rss)\b", near) and not re.search(
+        held = re.search(r"\b(?:memory|mem|ram|rss)\b", near) and not re.search(
             r"\b(?:file|disk|saved|weigh\w*|pickle|artifact|size)\b", near) and not (
             re.search(r"\bmodel\b", before[-30:]) and not re.match(r"\s*(?:of\s+)?(?:memory|ram)\b", after))
         name = "peak_memory_mb" if held else "model_size_mb"

@@ -98,3 +98,8 @@ def test_memory_in_gigabytes_counts_binary(said, found):
     text = canonical(said, ()).text
     got = [(c.name, c.op, c.target) for c in parse_constraints(text)]
     assert found in got, (text, got)
+
+
+def test_memory_said_short():
+    got = [(c.name, c.op, c.target) for c in parse_constraints("Container limit: peak mem no more than 1024 MB.")]
+    assert ("peak_memory_mb", "<=", 1024.0) in got, got
