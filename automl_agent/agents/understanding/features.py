@@ -515,8 +515,8 @@ def _headed_items(chunk: str, columns: list[ColumnProfile]) -> list[str]:
         return []
     found: list[str] = []
     for item in items:
-        named = {n for head in heads for n in _columns_for(f"{item} {head}", columns)[0][:1]
-                 if len(_columns_for(f"{item} {head}", columns)[0]) == 1}
+        completed = [_columns_for(f"{item} {head}", columns)[0] for head in heads]
+        named = {names[0] for names in completed if len(names) == 1}
         if len(named) != 1:
             return []
         found += [n for n in named if n not in found]

@@ -27,7 +27,7 @@ from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGAT
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
                     english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end, shortens, stem,
-                    tokens, word_ending_a_code, word_or_stem_inside_a_code)
+                    said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -610,8 +610,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
     # 'the math score' for tmathssk, 'the reading score' for treadssk: a word whole inside a coded name
     out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
-            if (word_or_stem_inside_a_code(column.name, t) or word_ending_a_code(column.name, t.text)
-                or (t.stem != t.text and word_ending_a_code(column.name, t.stem)))
+            if (said_or_stem(word_inside_a_code, column.name, t) or said_or_stem(word_ending_a_code, column.name, t))
             and not any(e.start <= t.start < e.end for e in out)]
     out += _lettered_mentions(column.name, toks, [e.start for e in out])
     per_word = _name_word_hits(column, toks)
@@ -1131,7 +1130,7 @@ def _touched_first(phrase: str, names: list[str]) -> list[str]:
 
     # (and a word's first three letters ending a coded name: 'the cement index' touches prccem and ipcem, 'health
     # care' lnmed through 'medical')
-    beginnings = {w[:3] for w in parts | {o for word in words for o in concept_synonyms(word)} if len(w) >= 5}
+    beginnings = {w[:3] for w in parts if len(w) >= 5}
 
     def touched(name: str) -> int:
         low = name.lower()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import rx as re  # the re functions over a larger compile cache
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -346,9 +347,13 @@ def word_ending_a_code(name: str, word: str) -> bool:
         and (len(low) - len(word) <= 3 or low[:len(low) - len(word)] not in english_vocabulary())
 
 
+def said_or_stem(test: Callable[[str, str], bool], name: str, token: Token) -> bool:
+    """A name test on a word as said or on its stem ('reading' is 'read' in treadssk)."""
+    return test(name, token.text) or (token.stem != token.text and test(name, token.stem))
+
+
 def word_or_stem_inside_a_code(name: str, token: Token) -> bool:
-    """word_inside_a_code for a word as said or its stem ('reading' is 'read' in treadssk)."""
-    return word_inside_a_code(name, token.text) or (token.stem != token.text and word_inside_a_code(name, token.stem))
+    return said_or_stem(word_inside_a_code, name, token)
 
 
 def letter_before_word(name: str, word: str) -> bool:
