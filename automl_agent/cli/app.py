@@ -171,9 +171,13 @@ def _parser() -> argparse.ArgumentParser:
     stack.add_argument("--mlflow-port", type=int, default=None, help="MLflow server port (default: a free one)")
     stack.add_argument("--prefect-port", type=int, default=None, help="Prefect server port (default: a free one)")
     stack.add_argument("--db", default="sqlite", metavar="sqlite|postgres|URL",
-                       help="the Prefect server's database: sqlite (default, one user), postgres (a PostgreSQL "
-                            "server started here from the machine's installation; no 'database is locked' under "
-                            "several runs and workers), or a team's postgresql://USER:PASSWORD@HOST:PORT/DB")
+                       help="the servers' database: sqlite (default, one user), postgres (a PostgreSQL server "
+                            "started here from the machine's installation, one database for Prefect and one for "
+                            "MLflow; no 'database is locked' under several runs and workers), or a team's "
+                            "postgresql://USER:PASSWORD@HOST:PORT/DB for Prefect")
+    stack.add_argument("--mlflow-db", default=None, metavar="URL",
+                       help="a team's postgresql://USER:PASSWORD@HOST:PORT/DB for MLflow's tracking store (a database "
+                            "other than Prefect's; default: the --db postgres server's, else SQLite)")
 
     deploy = sub.add_parser("deploy", help="register the deployments on the Prefect server PREFECT_API_URL names",
                             description="Creates the work pools (cpu, gpu) if missing, the GPU slot limit "
@@ -508,7 +512,7 @@ def cmd_stack(args: argparse.Namespace) -> int:
             print(report["message"])
         else:
             for row in report["components"]:
-                where = row.get("url") or (f"pool {row['pool']}" if row.get("pool") else "the Prefect server's database")
+                where = row.get("url") or (f"pool {row['pool']}" if row.get("pool") else "the Prefect and MLflow servers' database")
                 state = "healthy" if row["healthy"] else ("running, not healthy" if row["alive"] else "NOT running")
                 print(f"{row['name']:<16} {state:<22} {where}  (pid {row['pid']}, log {row['log']})")
             for key, value in report["exports"].items():
@@ -516,12 +520,15 @@ def cmd_stack(args: argparse.Namespace) -> int:
         return EXIT_OK if report.get("healthy") else EXIT_FAILED
     started = time.perf_counter()
     print("starting the stack (Prefect server, MLflow server, workers for pools cpu and gpu) ...", file=sys.stderr)
-    info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port, db=args.db)
+    info = stack.up(mlflow_port=args.mlflow_port, prefect_port=args.prefect_port, db=args.db,
+                    mlflow_db=args.mlflow_db)
     print(f"stack healthy after {time.perf_counter() - started:.1f} s")
     database = next((c for c in info.components if c.name == "postgres"), None)
-    print("  Prefect DB   " + (f"PostgreSQL (pid {database.pid}, log {database.log})" if database
-                                 else ("your PostgreSQL" if args.db != "sqlite" else "SQLite (one user; "
-                                       "--db postgres for a team)")))
+    here = f"PostgreSQL (pid {database.pid}, log {database.log})" if database else None
+    print("  Prefect DB   " + (here or ("your PostgreSQL" if args.db != "sqlite"
+                                         else "SQLite (one user; --db postgres for a team)")))
+    print("  MLflow DB    " + ("your PostgreSQL" if args.mlflow_db else here or "SQLite (one user; --db postgres "
+                                                                               "or --mlflow-db URL for a team)"))
     print(f"  Prefect UI   {info.prefect_ui_url}")
     print(f"  MLflow UI    {info.mlflow_url}")
     print(f"  workers      {', '.join(c.pool for c in info.components if c.pool)} (logs in {stack.stack_dir()})")

@@ -1,5 +1,6 @@
-"""A PostgreSQL server for the stack's Prefect server (`automl-agent stack up --db postgres`), started as a real
-process from the machine's own PostgreSQL installation, bound to 127.0.0.1, with a generated password.
+"""A PostgreSQL server for the stack's Prefect and MLflow servers (`automl-agent stack up --db postgres`), started as
+a real process from the machine's own PostgreSQL installation, bound to 127.0.0.1, with a generated password. Each
+server gets a database of its own: both keep an `alembic_version` table, so they cannot share one.
 
 SQLite serves one user well; with workers heartbeating and several runs at once Prefect's server logs "database is
 locked" on it. PostgreSQL refuses to run as root, so under root the cluster belongs to the `postgres` account and
@@ -15,12 +16,19 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import UserFacingError
 from .processes import free_port
 
-DATABASE = "prefect"
+PREFECT_DATABASE = "prefect"
+MLFLOW_DATABASE = "mlflow"
 ROLE = "automl"
+
+
+class DatabaseUrls(NamedTuple):
+    prefect: str  # asyncpg: Prefect's server is async
+    mlflow: str  # psycopg2: MLflow's tracking store is synchronous SQLAlchemy
 
 
 def binaries() -> Path | None:
@@ -68,8 +76,8 @@ def _prepare(folder: Path, bin_dir: Path, password: str) -> None:
                               status="failed")
 
 
-def start(stack_folder: Path, log: Path, port: int | None = None) -> tuple[subprocess.Popen, str]:
-    """Start the server (initialising the cluster the first time); returns the process and Prefect's database URL."""
+def start(stack_folder: Path, log: Path, port: int | None = None) -> tuple[subprocess.Popen, DatabaseUrls]:
+    """Start the server (initialising the cluster the first time); returns the process and the two databases' URLs."""
     bin_dir = binaries()
     if bin_dir is None:
         raise UserFacingError("No PostgreSQL installation found (initdb, postgres).",
@@ -100,14 +108,24 @@ def start(stack_folder: Path, log: Path, port: int | None = None) -> tuple[subpr
         raise UserFacingError(f"PostgreSQL did not start: {log.read_text(errors='replace')[-400:]}",
                               "See the log; or leave --db out for SQLite.", status="failed")
     psql = shutil.which("psql") or str(bin_dir / "psql")
-    exists = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(port), "-U", ROLE, "-d", "postgres", "-tAc",
-                             f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'"], capture_output=True,
-                            text=True, env=env, timeout=30)
-    if exists.stdout.strip() != "1":
-        created = subprocess.run([psql, "-h", "127.0.0.1", "-p", str(port), "-U", ROLE, "-d", "postgres", "-c",
-                                  f"CREATE DATABASE {DATABASE}"], capture_output=True, text=True, env=env, timeout=30)
-        if created.returncode != 0:
+    for database in (PREFECT_DATABASE, MLFLOW_DATABASE):
+        failure = _create_database(psql, port, env, database)
+        if failure:
             proc.terminate()
-            raise UserFacingError(f"Could not create the {DATABASE} database: {created.stderr.strip()[-300:]}",
-                                  "See the PostgreSQL log.", status="failed")
-    return proc, f"postgresql+asyncpg://{ROLE}:{password}@127.0.0.1:{port}/{DATABASE}"
+            raise UserFacingError(f"Could not create the {database} database: {failure}", "See the PostgreSQL log.",
+                                  status="failed")
+    server = f"{ROLE}:{password}@127.0.0.1:{port}"
+    return proc, DatabaseUrls(prefect=f"postgresql+asyncpg://{server}/{PREFECT_DATABASE}",
+                              mlflow=f"postgresql+psycopg2://{server}/{MLFLOW_DATABASE}")
+
+
+def _create_database(psql: str, port: int, env: dict, database: str) -> str | None:
+    """None once `database` exists (created now or before); else what psql said."""
+    connect = [psql, "-h", "127.0.0.1", "-p", str(port), "-U", ROLE, "-d", "postgres"]
+    exists = subprocess.run([*connect, "-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{database}'"],
+                            capture_output=True, text=True, env=env, timeout=30)
+    if exists.stdout.strip() == "1":
+        return None
+    created = subprocess.run([*connect, "-c", f"CREATE DATABASE {database}"], capture_output=True, text=True, env=env,
+                             timeout=30)
+    return None if created.returncode == 0 else created.stderr.strip()[-300:]

@@ -99,13 +99,15 @@ def _spawn(name: str, command: list[str], env: dict[str, str], **extra) -> Compo
     return Component(name=name, pid=proc.pid, log=str(log), **extra)
 
 
-def _start_mlflow(port: int | None) -> Component:
+def _start_mlflow(port: int | None, database_url: str | None = None) -> Component:
+    """`database_url`: the tracking store on PostgreSQL; None keeps it in SQLite beside the stack. The URL (it holds
+    the password) goes through MLflow's environment variable, not the command line that `ps` shows."""
     folder = stack_dir()
     port = port or free_port()
     command = [sys.executable, "-m", "mlflow", "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-               "--backend-store-uri", f"sqlite:///{folder / 'mlflow.db'}",
                "--artifacts-destination", str(folder / "mlartifacts"), "--serve-artifacts"]
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
+    env["MLFLOW_BACKEND_STORE_URI"] = database_url or f"sqlite:///{folder / 'mlflow.db'}"
     return _spawn("mlflow", command, env, url=f"http://127.0.0.1:{port}")
 
 
@@ -147,26 +149,35 @@ def _workers_online(api_url: str, pools: tuple[str, ...]) -> bool:
         return False
 
 
-def _database(db: str) -> tuple[Component | None, str | None]:
-    """(the PostgreSQL component started here, Prefect's database URL) for --db sqlite|postgres|URL."""
+def _team_url(url: str, driver: str, option: str) -> str:
+    if not url.startswith(("postgresql://", f"postgresql+{driver}://")):
+        choices = ("sqlite (the default), postgres (a server started here from the machine's PostgreSQL), or "
+                   if option == "--db" else "leave it out (the --db choice), or give ")
+        raise UserFacingError(f"{option} {url!r} is not a database choice.",
+                              f"Use {choices}a URL postgresql://USER:PASSWORD@HOST:PORT/DB.")
+    return url.replace("postgresql://", f"postgresql+{driver}://", 1)
+
+
+def _databases(db: str, mlflow_db: str | None) -> tuple[Component | None, str | None, str | None]:
+    """(the PostgreSQL component started here, Prefect's database URL, MLflow's) for --db sqlite|postgres|URL and
+    --mlflow-db URL; None is SQLite. A team's own URL serves Prefect alone: MLflow's tables need a database of their
+    own (both keep an alembic_version table), which --mlflow-db names."""
+    mlflow_url = _team_url(mlflow_db, "psycopg2", "--mlflow-db") if mlflow_db else None
     if db == "sqlite":
-        return None, None
-    if db.startswith(("postgresql://", "postgresql+asyncpg://")):  # a team's own server
-        return None, db.replace("postgresql://", "postgresql+asyncpg://", 1)
+        return None, None, mlflow_url
     if db != "postgres":
-        raise UserFacingError(f"--db {db!r} is not a database choice.",
-                              "Use sqlite (the default), postgres (a server started here from the machine's "
-                              "PostgreSQL), or a URL postgresql://USER:PASSWORD@HOST:PORT/DB.")
+        return None, _team_url(db, "asyncpg", "--db"), mlflow_url
     from . import postgres
 
     log = stack_dir() / "postgres.log"
-    proc, url = postgres.start(stack_dir(), log)
-    return Component(name="postgres", pid=proc.pid, log=str(log)), url
+    proc, urls = postgres.start(stack_dir(), log)
+    return Component(name="postgres", pid=proc.pid, log=str(log)), urls.prefect, mlflow_url or urls.mlflow
 
 
 def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: tuple[str, ...] = POOLS,
-       db: str = "sqlite") -> StackInfo:
-    """Start whatever of the stack is not running; wait until all of it is healthy. `db`: Prefect's database."""
+       db: str = "sqlite", mlflow_db: str | None = None) -> StackInfo:
+    """Start whatever of the stack is not running; wait until all of it is healthy. `db`: the servers' database
+    (sqlite, postgres or a team's URL for Prefect); `mlflow_db`: a team's URL for MLflow's tracking store."""
     existing = read_info()
     if existing is not None and all(alive(c.pid) for c in existing.components):
         prefect_server.pin(True)
@@ -176,7 +187,7 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
         down()
     workspace = stack_dir() / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
-    database, database_url = _database(db)
+    database, database_url, mlflow_database_url = _databases(db, mlflow_db)
     try:
         server, _ = prefect_server.start(idle_minutes=0, port=prefect_port, database_url=database_url)
     except UserFacingError:
@@ -187,7 +198,7 @@ def up(mlflow_port: int | None = None, prefect_port: int | None = None, pools: t
     components = [Component(name="prefect-server", pid=server.pid, url=server.url,
                             log=str(Path(server.prefect_home) / "server.log"))]
     components += [database] if database else []
-    mlflow_component = _start_mlflow(mlflow_port)
+    mlflow_component = _start_mlflow(mlflow_port, mlflow_database_url)
     components.append(mlflow_component)
     mlflow_url = mlflow_component.url or ""  # the MLflow component always has its URL
     info = StackInfo(prefect_api_url=server.api_url, prefect_ui_url=server.url, mlflow_url=mlflow_url,
@@ -232,7 +243,7 @@ def status() -> dict:
             healthy = running and _healthy(f"{info.prefect_api_url}/health")
         elif c.name == "mlflow":
             healthy = running and _healthy(f"{c.url}/health")
-        elif c.name == "postgres":  # its one client, the Prefect server, answers only when it does
+        elif c.name == "postgres":  # its clients, the Prefect and MLflow servers, answer only when it does
             healthy = running
         else:
             healthy = running and online
@@ -289,7 +300,7 @@ def down() -> list[str]:
     if info is not None:
         ordered = sorted(info.components, key=lambda c: (c.pool is None, c.name == "prefect-server"))
         for component in ordered:
-            if component.name in ("prefect-server", "postgres"):  # the database goes last, after its one client
+            if component.name in ("prefect-server", "postgres"):  # the database goes last, after its clients
                 continue
             if alive(component.pid):
                 _terminate(component)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -59,6 +60,21 @@ def _stack_processes(info) -> list[psutil.Process]:
         except psutil.NoSuchProcess:
             continue
     return found
+
+
+def _psql(home: Path, database: str, query: str) -> str:
+    """A query on the stack's PostgreSQL as its role, through psql (the stack records the server's pid, the port is
+    on its command line)."""
+    info = json.loads((home / "stack" / "stack.json").read_text())
+    server = psutil.Process(next(c["pid"] for c in info["components"] if c["name"] == "postgres"))
+    port = server.cmdline()[server.cmdline().index("-p") + 1]
+    env = {**os.environ, "PGPASSWORD": (home / "stack" / "postgres.password").read_text().strip()}
+    bin_dir = postgres.binaries()
+    psql = shutil.which("psql") or str(bin_dir / "psql")
+    done = subprocess.run([psql, "-h", "127.0.0.1", "-p", port, "-U", postgres.ROLE, "-d", database, "-tAc", query],
+                          capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def _api(method: str, url: str, **kwargs) -> dict | list:
@@ -172,6 +188,10 @@ def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registr
     outputs = {Path(a.path).name for a in client.list_artifacts(run.info.run_id, "training/v1-a1/outputs")}
     assert {"results.json", "model", "outcome.json"} <= outputs
     assert run.info.artifact_uri.startswith("mlflow-artifacts:")  # through the server's proxy, not a local path
+    if stack["db"] == "postgres":  # the registry lives in PostgreSQL's mlflow database, beside Prefect's, not SQLite
+        assert not (stack["home"] / "stack" / "mlflow.db").exists()
+        assert "team-churn" in _psql(stack["home"], "mlflow", "SELECT name FROM registered_models")
+        assert "flow_run" in _psql(stack["home"], "prefect", "SELECT tablename FROM pg_tables")
 
     port = _free_port()
     server = subprocess.Popen([*CLI, "--workdir", str(stack["home"] / "serving"), "serve", "models:/team-churn@champion",
