@@ -58,6 +58,9 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
             before = re.search(r"\b([a-z])[a-z]+\s+$", text[:m.start()], re.IGNORECASE)
             if before and (before.group(1) + name).lower() in lowered:
                 continue  # 'the real price' names rprice: the price inside it is no mention of its own
+            if re.search(r"\b(?:log(?:arithm)?s?|ln|logged)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?$", text[:m.start()],
+                         re.IGNORECASE) and any(prefix + name.lower() in lowered for prefix in ("l", "ln", "log", "log_")):
+                continue  # 'the log of the sales' names lsales: sales inside it is no mention of its own
             if any(a <= m.start() < b and other != name.lower() for a, b, other in glosses):
                 continue  # 'lprice, the log house price, on ...' says what lprice is: price is no mention of its own
             if _said_as_the_table(text, m.start(), m.end(), table_names):

@@ -128,10 +128,19 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
         # 'the occupation where he is working': the item, without what is said of it
         piece = re.sub(r"\s+(?:where|who|which)\s+(?:he|she|they|it|is|are|was|were)\b.*$", "", piece)
         bare = re.sub(r"^(?:(?:the|its|their|a|an)\s+)+", "", " ".join(piece.strip(" '\"`:-.").split()))
-        words = bare if bare.lower() in names else " ".join(re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-")).split())
+        words = bare if bare.lower() in names or _noise_spells_a_name(bare, names) else " ".join(
+            re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-")).split())
         if words:
             items.append(words)
     return items
+
+
+def _noise_spells_a_name(item: str, names: frozenset[str]) -> bool:
+    """'the market value' with a column mktval: a word that is noise elsewhere ('value', 'data') gives a coded name
+    its last letters, so the item keeps it."""
+    said = [t.text for t in tokens(item) if t.text not in STOPWORDS]
+    return len(said) >= 2 and bool(re.fullmatch(r"values?|data|info(?:rmation)?", said[-1])) and any(
+        abbreviates_phrase(name, said[-2:]) or abbreviates_phrase(name, said) for name in names if name.isalpha())
 
 
 def _scores(item: str, columns: list[ColumnProfile], head: bool = False) -> dict[str, float]:
@@ -679,7 +688,10 @@ class NegatedInputs(BaseModel):
 
 
 # the verbs and fillers around a negated list, dropped before its items are read
-_NEGATED_NOISE = (r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
+_NEGATED_NOISE = (# 'exclude it from features', 'keep X out of the inputs': where it is kept from is no item
+                  r"\b(?:from|out\s+of)\s+(?:the\s+|its\s+|my\s+|our\s+)?(?:features?|inputs?|predictors?|model|"
+                  r"training)\b|"
+                  r"\b(?:as well|the|a|an|any|its|their|please|also|do|does|did|i|we|you|it|they|them|this|that|these|those|us|our|my|want|wants|"
                   r"may|might|can|could|should|must|shall|will|would|be|been|out|aside|"
                   r"inside|in|us(?:e|es|ed|ing)|include|including|consider|take|need|feed|put|as|inputs?|features?|"
                   r"columns?|variables?|predictors?|at all|either|too|here|model|for|of it|obviously|of course|clearly|"

@@ -29,17 +29,22 @@ _MARKERS = {
            "à", "partir", "prédire", "prévoir", "estimer", "colonne", "colonnes", "selon", "puis", "moins", "au",
            "aux", "d'au", "qui", "quel", "quelle", "quels", "est", "sont", "jours", "mois", "ans", "être", "doit",
            "inférieure", "inférieur", "supérieure", "supérieur", "regrouper", "groupes", "ventes", "nombre", "l'aide",
-           "d'après", "précédents", "prochains", "donnent", "métrique", "erreur", "ou", "en", "sur"},
+           "d'après", "précédents", "prochains", "donnent", "métrique", "erreur", "ou", "en", "sur",
+           # the requester's own words: 'je voudrais', 'il nous faut', 'chaque personne'
+           "je", "voudrais", "voudrions", "aimerais", "souhaite", "souhaiterais", "nous", "faut", "chaque", "personne",
+           "personnes"},
     "de": {"der", "die", "das", "den", "dem", "und", "mit", "für", "nur", "ohne", "außer", "soll", "sollte",
            "vorhersagen", "schätzen", "spalte", "spalten", "merkmale", "mindestens", "höchstens", "unter", "über",
            "nächsten", "letzten", "stunden", "tage", "tagen", "wochen", "monate", "jahre", "bitte", "weglassen",
            "anhand", "von", "zu", "ist", "sind", "einteilen", "vergleichen", "liegen", "betragen", "fehler",
-           "genauigkeit", "zielvariable", "auf", "basis", "jeden", "drei", "vier", "nicht", "wie", "welche", "wird"},
+           "genauigkeit", "zielvariable", "auf", "basis", "jeden", "drei", "vier", "nicht", "wie", "welche", "wird",
+           "ich", "möchte", "möchten", "brauche", "brauchen", "wir", "ob", "jede", "jeder", "jedes", "würde"},
     "es": {"el", "los", "las", "del", "una", "y", "con", "para", "sin", "solo", "sólo", "únicamente", "solamente",
            "predecir", "pronosticar", "estimar", "clasificar", "agrupar", "columna", "columnas", "usando", "utilizando",
            "excepto", "salvo", "mínimo", "mínima", "máximo", "máxima", "próxima", "próximos", "próximas", "últimas",
            "últimos", "semanas", "días", "meses", "años", "según", "quiero", "cuál", "cuáles", "es", "por", "debajo",
-           "encima", "se", "puede", "porque", "calcula", "partir", "índice", "comparar", "grupos", "que", "usar"},
+           "encima", "se", "puede", "porque", "calcula", "partir", "índice", "comparar", "grupos", "que", "usar",
+           "necesito", "necesitamos", "quisiera", "queremos", "cada", "persona", "personas", "modelo"},
 }
 _ENGLISH = {"the", "and", "with", "for", "only", "from", "predict", "of", "to", "a", "an", "is", "using", "use",
             "model", "without", "except", "which", "what", "next", "last", "at", "least", "most", "than", "be",
@@ -1276,9 +1281,15 @@ def _strip_accents_marks(text: str) -> str:
 
 @lru_cache(maxsize=256)
 def _yes_no_columns(text: str) -> tuple[str, list[str]]:
-    """'the three yes/no columns A, B and C' -> 'the three binary columns ...': a slash there joins no two items."""
+    """'the three yes/no columns A, B and C' -> 'the three binary columns ...': a slash there joins no two items;
+    'the one with yes/no if X' -> 'the one whether X'."""
     said = re.sub(r"\byes\s*/\s*no(?=[\s-]+(?:columns?|fields?|flags?|variables?|indicators?))", "binary", text,
                   flags=re.IGNORECASE)
+    # 'the one with yes/no if person is smoking now': the answer's kind said before the question it answers; the
+    # question names the column, the 'no' in it negates nothing
+    said = re.sub(r"\b(?:with\s+)?(?:an?\s+|the\s+)?(?:yes\s*/\s*no|yes[- ]or[- ]no|true\s*/\s*false|0\s*/\s*1)"
+                  r"(?:\s+(?:answer|value|flag))?\s*,?\s+(?:for\s+|on\s+|about\s+|saying\s+|telling\s+)?"
+                  r"(?:if|whether)\b", "whether", said, flags=re.IGNORECASE)
     return said, []
 
 

@@ -831,6 +831,24 @@ def _drop_transformed(tied: list[_Evidence], text: str) -> list[_Evidence]:
                                        for other in names for kind in prefixes)]
 
 
+def _log_said_of(top: _Evidence, found: list[_Evidence], text: str) -> _Evidence:
+    """'predict the log of the pay' with salary and lsalary: the words said after 'log of' name the plain column more
+    strongly (pay means salary), but the log is asked for, so its log column is the one meant. The mention in the
+    target's clause decides, wherever the plain column was said before ('(pay of 177 CEOs) ... predict the log of
+    the pay')."""
+    def logged(e: _Evidence) -> _Evidence | None:
+        if not re.search(r"\b(?:log(?:arithm)?s?|ln|logged|natural\s+log)\s+(?:of\s+)?(?:the\s+|an?\s+|its\s+|"
+                         r"their\s+|his\s+|her\s+|each\s+)?(?:[a-z]+\s+)?$", text[:e.start]):
+            return None
+        return next((o for o in found if o.start == e.start and any(
+            o.column.lower() == prefix + e.column.lower() for prefix in ("l", "ln", "log", "log_", "ln_"))), None)
+    for e in [top, *(e for e in found if e.role in ("target", "subject") and e.start != top.start)]:
+        log_column = logged(e)
+        if log_column is not None:
+            return log_column
+    return top
+
+
 def _answer_kind(text: str) -> str | None:
     """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
     quantity ('how many visitors ...'), or None."""
@@ -940,6 +958,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     windows += [(m.start(1), m.end(1)) for m in re.finditer(
         r"\b(?:do|does|did|doing|perform(?:s|ed|ing)?|fares?|fared)\s+(?:well\s+|badly\s+|best\s+|poorly\s+)?"
         r"(?:in|at|on)\s+((?:the|their|his|her|its|a|an|each)\s+(?:[\w-]+\s+){0,2}[\w-]+)", text)]
+    every_mention: list[_Evidence] = []  # each column's every mention; `found` keeps its strongest
     for column in columns:
         mentions = [e for e in said_of[column.name]
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
@@ -964,6 +983,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                 e.role = "feature"
         if kept:
             found.append(_ranked(kept)[0])
+            every_mention += kept
     scores = {e.column: round(e.weighted, 3) for e in _ranked(found)}
     # a column the instruction gives as an input is not what it asks for, unless nothing else is named
     # (values said among the inputs make no column an input: 'the prices of Yoplait, Dannon, ...' name choice's values)
@@ -978,8 +998,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if ranked and ranked[0].weighted >= 0.2:
         # what the target clause says wins over comparable mentions elsewhere in the text
         said = [e for e in ranked if e.role == "target" and e.weighted >= ranked[0].weighted * 0.75]
-        top = said[0] if said else ranked[0]
-        tied = [top] + [e for e in ranked if e is not top and e.weighted >= top.weighted * 0.75 and not (
+        top = _log_said_of(said[0] if said else ranked[0], every_mention, text)
+        tied = [top] + [e for e in ranked if e.column != top.column and e.weighted >= top.weighted * 0.75 and not (
             top.role == "target" and e.role != "target")]
         tied = _drop_modifiers(tied, text) if len(tied) > 1 else tied
         tied = _drop_covered(tied) if len(tied) > 1 else tied

@@ -232,6 +232,10 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
         # a letter for whose it is or what was done to it, then the word: 'memployment' the mother's employment,
         # 'feduc', 'lrprice' the log of the real price
         return True
+    if len(words) >= 3 and len(words[0]) >= 3 and len(low) >= 5 and low[0] == words[0][0] \
+            and abbreviates_phrase(low[1:], words[1:]):
+        # the same letter before a name that abbreviates a phrase: 'lmktval' the log of the market value
+        return True
     # a name that could be a word ('airco', 'recroom') is spelt only by two or more letters of every word
     least = 1 if compact(name) else 2
     if least == 2 and (len(name) < 5 or len(words) < 2):
