@@ -30,16 +30,35 @@ def example_frame(schema: dict[str, Any]) -> pd.DataFrame:
     return typed_frame(pd.DataFrame.from_records(schema["example"], columns=names), schema["columns"])
 
 
+def optional_columns(schema: dict[str, Any]) -> list[str]:
+    """The columns a caller may leave out: the model saw them blank in training (`tabular_schema` marks them)."""
+    return [c["name"] for c in schema.get("columns", []) if c.get("optional")]
+
+
 def consumer_signature(example: pd.DataFrame, schema: dict[str, Any]):
-    """The registered signature: columns and kinds as inferred from the example, numeric columns as `any`."""
+    """The registered signature: columns and kinds as inferred from the example, numeric columns as `any`, the
+    columns the model can do without as optional."""
     from mlflow.models import ModelSignature, infer_signature
     from mlflow.types.schema import AnyType, ColSpec, Schema
 
     inferred = infer_signature(example)
     numeric = {c["name"] for c in schema["columns"] if c["type"] == "number"}
-    inputs = [ColSpec(AnyType(), spec.name, required=spec.required) if spec.name in numeric else spec
+    optional = set(optional_columns(schema))
+    inputs = [ColSpec(AnyType() if spec.name in numeric else spec.type, spec.name,
+                      required=spec.required and spec.name not in optional)
               for spec in inferred.inputs.inputs]
     return ModelSignature(inputs=Schema(inputs), outputs=inferred.outputs)
+
+
+def as_registered(model: Any, schema: dict[str, Any]) -> Any:
+    """The model as the registry holds it: a tabular model with columns it can do without takes frames that leave
+    them out (`ColumnsAsTrained`); any other model as it is."""
+    optional = optional_columns(schema)
+    if not optional or not all(c["type"] in ("number", "category", "text") for c in schema["columns"]):
+        return model
+    from ..trainkit.runtime import ColumnsAsTrained
+
+    return ColumnsAsTrained(model, [c["name"] for c in schema["columns"]], optional)
 
 
 def describe_version(schema: dict[str, Any], spec_summary: dict[str, Any]) -> str:
@@ -63,6 +82,8 @@ def describe_version(schema: dict[str, Any], spec_summary: dict[str, Any]) -> st
               "import mlflow, pandas as pd",
               f"model = mlflow.pyfunc.load_model('{uri}')",
               "model.predict(pd.read_csv('rows.csv'))  # the training table's columns; blanks are fine",
+              *([f"# it can do without {', '.join(optional_columns(schema)[:20])}: leave them out if unknown"]
+                if optional_columns(schema) else []),
               "```",
               f"or `automl-agent serve {uri}`, then POST /predict "
               '`{"records": [{column: value, ...}]}`.']

@@ -33,14 +33,16 @@ def check_records(records: Any, schema: dict[str, Any]) -> list[dict[str, Any]]:
     for i, record in enumerate(records):
         if not isinstance(record, dict):
             raise PayloadError(f"record {i} is not an object with column names as keys")
-        missing = [name for name in columns if name not in record]
+        missing = [name for name, column in columns.items() if name not in record and not column.get("optional")]
         unknown = [name for name in record if name not in columns and name != target]
         if missing:
-            raise PayloadError(f"record {i} lacks columns {missing[:20]}; expected columns: {list(columns)[:50]}")
+            optional = [name for name, column in columns.items() if column.get("optional")]
+            raise PayloadError(f"record {i} lacks columns {missing[:20]}; expected columns: {list(columns)[:50]}"
+                               + (f" (these may be left out: {optional[:20]})" if optional else ""))
         if unknown:
             raise PayloadError(f"record {i} has unknown columns {unknown[:20]}; expected columns: {list(columns)[:50]}")
         for name, column in columns.items():
-            _check_value(i, name, column, record[name])
+            _check_value(i, name, column, record.get(name))
     return records
 
 
@@ -68,7 +70,7 @@ def records_frame(records: list[dict[str, Any]], schema: dict[str, Any]) -> pd.D
     data: dict[str, Any] = {}
     for column in schema["columns"]:
         name, kind = column["name"], column["type"]
-        values = [record[name] for record in records]
+        values = [record.get(name) for record in records]  # a column left out (optional) is missing in the row
         if kind == "number":
             numbers = np.array([np.nan if v is None else v for v in values], dtype="float64")
             integral = not np.isnan(numbers).any() and bool((numbers == np.round(numbers)).all())

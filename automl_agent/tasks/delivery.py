@@ -13,7 +13,7 @@ from .. import context
 from ..context import RunRef
 from ..agents.contracts import ImplementationVerdict, PipelineResult, RequirementSpec
 from ..serving import aliases, champion, packaging, portable
-from ..serving.frames import describe_version, example_frame
+from ..serving.frames import as_registered, describe_version, example_frame
 from ..serving.registry import registry_label
 from ..model_export import load_trained_model
 from ..monitoring import reference as monitoring_reference
@@ -54,8 +54,8 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
                "constraints": [c.model_dump() for c in verdict.checks]}
     rival = aliases.rival(ctx.tracker.client, name, task=task, data_path=spec.dataset.path, attempt=attempt,
                           schema=schema, pos_label=pos_label)
-    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, model, example, name, model_requirements(task),
-                                                  schema=schema)
+    registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, as_registered(model, schema), example, name,
+                                                  model_requirements(task), schema=schema)
     standing = champion.decide(metric=spec.problem.metric, evidence=evidence, run_passed=verdict.passed,
                                run_reason=verdict.reason, rival=rival, contract=champion.input_contract(schema),
                                allow_schema_change=ctx.options.allow_schema_change)

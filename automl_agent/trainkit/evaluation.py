@@ -156,6 +156,8 @@ def tabular_schema(X_train: pd.DataFrame, y_train, *, task: str, target: str | N
         columns.append({"name": name, "type": "category", "levels": levels, "mode": levels[0] if levels else ""})
     for name in text:
         columns.append({"name": name, "type": "text", "max_length": int(X_train[name].astype(str).str.len().max())})
+    for column in columns:  # the model learnt to do without a column it saw blank: a caller may leave it out
+        column["optional"] = bool(X_train[column["name"]].isna().any())
     return {"task": task, "target": target, "columns": columns,
             "classes": [str(c) for c in sorted(pd.Series(y_train).unique())] if classification else None,
             "example": json.loads(X_train.head(3).to_json(orient="records"))}

@@ -67,6 +67,41 @@ class FrameEncoder(TransformerMixin, BaseEstimator):
         return np.asarray(self.feature_names_out_, dtype=object)
 
 
+class ColumnsAsTrained(BaseEstimator):
+    """A registered tabular model that takes a consumer's frame as it comes: a column the model was trained with
+    blanks in (`optional`) may be absent, and is then missing in every row, which the model's own imputer already
+    handles; a column it never saw missing must be there, and its absence is an error that names it."""
+
+    def __init__(self, model=None, columns: list[str] | None = None, optional: list[str] | None = None):
+        self.model = model
+        self.columns = columns
+        self.optional = optional
+
+    def _as_trained(self, X) -> pd.DataFrame:
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        columns, optional = list(self.columns or []), set(self.optional or [])
+        absent = [c for c in columns if c not in frame.columns]
+        needed = [c for c in absent if c not in optional]
+        if needed:
+            raise ValueError(f"the frame lacks the columns {needed}, which the model needs; it can do without "
+                             f"{sorted(optional) or 'none of its columns'}")
+        if absent:
+            frame = frame.assign(**{c: np.nan for c in absent})
+        return frame[columns]
+
+    def predict(self, X) -> np.ndarray:
+        return self.model.predict(self._as_trained(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        return self.model.predict_proba(self._as_trained(X))
+
+    def __getattr__(self, name: str):
+        # the wrapped model's fitted attributes (classes_, n_features_in_, ...) read through
+        if name.endswith("_") and not name.startswith("__") and "model" in self.__dict__:
+            return getattr(self.__dict__["model"], name)
+        raise AttributeError(name)
+
+
 CLUSTER_REPRESENTATIONS = ("scaled", "log", "drop1", "log_drop1")
 
 
