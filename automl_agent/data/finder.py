@@ -130,6 +130,18 @@ def find_and_snapshot(instruction: str, run_dir: Path, allow_remote: bool = True
         f"available offline: {known_names()}.")
 
 
+def _named_offline(reference: str, run_dir: Path) -> tuple[str, DataSource] | None:
+    if re.search(r"[/\\.:~]", reference) or Path(reference).exists():
+        return None
+    entry = next((e for e in catalog() if reference.strip().lower() in {e.name.lower(), *(n.lower() for n in e.names)}),
+                 None)
+    if entry is None:
+        return None
+    path, rows = _materialise(entry, run_dir / "inputs")
+    return str(path), DataSource(name=entry.name, source=entry.source, url=entry.url, licence=entry.licence, rows=rows,
+                                 reason=f"--data names the dataset available offline: {entry.about}")
+
+
 STOP = {"the", "a", "an", "this", "that", "my", "our", "your", "their", "training", "whole", "public", "same", "new"}
 
 
@@ -146,9 +158,10 @@ def candidate_names(instruction: str) -> list[str]:
 
 def resolve_reference(reference: str, run_dir: Path) -> tuple[str, DataSource] | None:
     """`openml://ID|NAME`, `hf://OWNER/NAME` or `kaggle://OWNER/DATASET`, fetched into the run folder; None for
-    anything else (a path or an ordinary URL)."""
+    anything else (a path or an ordinary URL). A bare name that is no file here but a dataset available offline
+    (`--data penguins`) is that dataset."""
     if not reference.startswith(REMOTE_SCHEMES):
-        return None
+        return _named_offline(reference, run_dir)
     from . import remote
 
     scheme, _, rest = reference.partition("://")

@@ -23,7 +23,11 @@ def read_table_with_notes(path: str | Path, min_rows: int = 20) -> tuple[pd.Data
     """The user's table read once, by the one reader (data.reader), and checked to be trainable in shape."""
     path = Path(path)
     if not path.exists():
-        raise UserFacingError(f"Data file not found: {path}", "Check the path given to --data (relative paths start from the current directory).")
+        from .finder import known_names
+
+        raise UserFacingError(f"Data file not found: {path}",
+                              "Check the path given to --data (relative paths start from the current directory), or "
+                              f"give the name of a dataset available offline: {known_names()}.")
     if path.is_dir():
         raise UserFacingError(f"{path} is a folder, and not a graph this tool can read.",
                               "Point --data at a CSV or Parquet table; for a graph, at a folder of Planetoid files "

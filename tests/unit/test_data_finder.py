@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from automl_agent.data.finder import candidate_names, find_and_snapshot, find_offline
+from automl_agent.data.finder import candidate_names, find_and_snapshot, find_offline, resolve_reference
 from automl_agent.errors import UserFacingError
 
 FOUND = [
@@ -99,3 +99,16 @@ def test_names_people_give_public_datasets():
     assert candidate_names("Train on the titanic dataset to predict survival") == ["titanic"]
     assert candidate_names("Use 'credit-g' and predict good or bad credit") == ["credit-g"]
     assert candidate_names("predict churn from this data") == []
+
+
+def test_a_bare_name_given_as_data_is_the_offline_dataset_of_that_name(tmp_path):
+    path, source = resolve_reference("Penguins", tmp_path)
+    assert source.name == "penguins" and source.source == "bundled" and path.endswith("penguins.csv")
+    assert "--data names the dataset" in source.reason
+
+
+def test_a_path_or_an_unknown_name_is_left_to_the_reader(tmp_path):
+    (tmp_path / "penguins").write_text("a,b\n1,2\n")
+    assert resolve_reference(str(tmp_path / "penguins"), tmp_path) is None
+    assert resolve_reference("pengwins", tmp_path) is None
+    assert resolve_reference("data/penguins.csv", tmp_path) is None
