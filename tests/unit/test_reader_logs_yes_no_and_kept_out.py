@@ -2,7 +2,10 @@
 means the plain column ('the log of the pay' with wage and lwage); a coded name spelt by a phrase whose last word is
 noise elsewhere ('the market value' mktval, 'the log of the market value' lmktval); 'exclude it from the features'
 after a colon ('lwage is log(wage): exclude it from features'); the answer's kind said before its question ('the one
-with yes/no if the person is smoking now'); a status verb in French, German and Spanish ('si cada persona fuma')."""
+with yes/no if the person is smoking now'); a status verb in French, German and Spanish ('si cada persona fuma').
+From an older corpus's silent mistake (h17cl01): a counted heading said to be all there is, then its list ('on two
+proportions only, the depth and the table'), and a clause after the list that begins with a gerund ('keeping the
+cut grade away from the algorithm')."""
 
 from __future__ import annotations
 
@@ -66,3 +69,19 @@ def test_kept_from_the_features_is_no_item(managers, said):
 def test_the_answers_kind_said_before_its_question_and_smoking_in_other_languages(managers, said):
     got = _read(managers, said)
     assert got["outcome"] == "ok" and got["target"] == "smoker", got
+
+
+@pytest.mark.parametrize("said", [
+    "Predict the wage using two columns only: turnover and yrsboss.",
+    "Predict the wage with two inputs only, the turnover and yrsboss.",
+    "Predict the wage from these two alone: turnover and yrsboss.",
+])
+def test_a_counted_heading_said_to_be_all_there_is_then_its_list(managers, said):
+    got = _read(managers, said)
+    assert got["outcome"] == "ok" and got["target"] == "wage" and got["features"] == ["turnover", "yrsboss"], got
+
+
+def test_a_clause_after_the_list_that_begins_with_a_gerund_is_no_item(managers):
+    got = _read(managers, "Cluster the managers on two figures only, the turnover and yrsboss, keeping the smoker flag "
+                          "away from the algorithm; afterwards compare the clusters with smoker.")
+    assert got["outcome"] == "ok" and got["target"] == "smoker" and got["features"] == ["turnover", "yrsboss"], got

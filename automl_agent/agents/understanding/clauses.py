@@ -104,6 +104,10 @@ _RESTRICT_OPENERS = (
     # given
     rf"\bas\s+(?:the\s+|its\s+|model\s+)?(?:{COLUMN_NOUNS})\s*,?\s*(?:please\s+|kindly\s+)?(?:(?:we|you|i)\s+)?"
     r"(?:(?:only\s+|just\s+)?(?:take|use|give it|feed it|have|choose|pick)\b|only\b|just\b)\s*:?\s*",  # 'as inputs please only:'
+    # 'using two columns only: carat and depth', 'on two proportions only, the depth and the table', 'from these two
+    # alone: A and B': a counted heading said to be all there is, then its list
+    rf"\b(?:{INPUT_VERBS})\s+(?:the\s+|these\s+|those\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten)"
+    r"(?:\s+[\w-]+){0,2}?\s+(?:only|alone)\s*[:,]\s*",
     # 'if all we knew was the age and the site', 'all the model gets is', 'knowing only'
     rf"\ball\s+(?:we|you|i|it|they|the model)\s+(?:knew|know|had|have|got|gets?|saw|sees?|was given|is given)\s+"
     rf"(?:about\s+(?:\w+\s+){{1,2}})?(?:was|were|is|are)\b{LEAD_IN}",
@@ -136,7 +140,10 @@ LIST_END = (rf"[;?!()|:]|\.(?:\s|$)|\s+(?:-{{1,3}}|[\u2013\u2014])\s+|{ITEM_CLAU
             r",\s*(?:the|all|any)\s+others?\b|,\s*(?:everything|anything)\s+else\b|"
             rf",\s*(?:how (?:well|good|accurately|accurate|closely|close)|could we|"
              r"can we|would (?:we|it|that|the model)|will (?:we|it|the model))\b|\s+(?:without|except|but not|excluding)\b|,\s*(?:no|not|but not|except|without|leave|drop|exclude|ignore|"
-             r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score)\b|"
+             r"remove|skip|omit|don't|do not|keep|report|optimi[sz]e|maximi[sz]e|minimi[sz]e|measure|evaluate|score|"
+             # ', keeping the cut grade away from the algorithm': a clause of its own, no further item
+             r"leaving|dropping|ignoring|removing|skipping|omitting|keeping|reporting|measuring|evaluating|scoring|"
+             r"making sure)\b|"
              r",?\s*\b(?:with|and|by|on)\s+(?:the\s+|an?\s+)?(?:" + "|".join(re.escape(a) for a in ALIASES) + r")\b|"
              rf"\b(?:to|and|then|so as to|in order to)\s+(?:{TARGET_VERBS})\b|"
              rf"(?<!\.)\b(?:{CLAUSE_VERBS}|when|where|because|since|while|as (?:features?|inputs?))\b|"
