@@ -108,7 +108,7 @@ FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "ho
 SILENT_WRONG_CEILINGS = {"holdout7": 5, "holdout8": 4, "holdout9": 2, "holdout10": 4, "holdout11": 2, "holdout12": 4,
                          "holdout13": 1, "holdout14": 1, "holdout15": 0,
                          "holdout16": 2, "holdout17": 1, "holdout18": 1, "holdout19": 1, "holdout20": 1,
-                         "holdout21": 1, "holdout22": 1, "holdout23": 2, "holdout24": 0,
+                         "holdout21": 0, "holdout22": 1, "holdout23": 2, "holdout24": 0,
                          "holdout25": 0, "holdout26": 1, "holdout27": 0, "holdout28": 0, "holdout29": 0,
                          "holdout30": 0, "holdout31": 1, "holdout32": 0, "holdout33": 0, "holdout34": 0,
                          "holdout35": 0, "holdout36": 0, "holdout37": 0, "holdout38": 0, "holdout39": 0,

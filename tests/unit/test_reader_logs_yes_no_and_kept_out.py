@@ -85,3 +85,9 @@ def test_a_clause_after_the_list_that_begins_with_a_gerund_is_no_item(managers):
     got = _read(managers, "Cluster the managers on two figures only, the turnover and yrsboss, keeping the smoker flag "
                           "away from the algorithm; afterwards compare the clusters with smoker.")
     assert got["outcome"] == "ok" and got["target"] == "smoker" and got["features"] == ["turnover", "yrsboss"], got
+
+
+def test_a_clusterings_list_with_an_item_that_names_no_column_asks(managers):
+    got = _read(managers, "Group the managers into camps based on turnover, yrsboss and their general abroadness "
+                          "stance, then compare the camps with smoker.")
+    assert got["outcome"] == "ask" and "abroadness" in got["message"], got

@@ -588,8 +588,14 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             continue  # 'using only a CPU', 'only on rows after 2020' (a list of three things is inputs)
         if not columns and strength != "strong" and not _ambiguous(unresolved):
             continue  # 'only with care', 'from just one store': no column named, and the words need not name one
-        if strength in ("soft", "listed") and any("(could be" not in u for u in unresolved):
-            continue  # ('from her age and education', with educ and educ0: every item names columns, one asks which)
+        if strength in ("soft", "listed") and any("(could be" not in u for u in unresolved) and not (
+                strength == "soft" and len(columns) >= 2
+                and all(re.search(r"\((?:could be|nearest:)", u) for u in unresolved)):
+            # ('from her age and education', with educ and educ0: every item names columns, one asks which; 'camps
+            # based on Blair, Hague and Kennedy plus their stance on European integration': after a clustering's
+            # 'based on', two or more items name columns and the rest come near one, so it is a list of inputs, asked
+            # about rather than dropped)
+            continue
         choice.only += [c for c in columns if c not in choice.only]
         choice.unresolved += [u for u in unresolved if u not in choice.unresolved]
         choice.only_phrase = choice.only_phrase or said[start:end].strip(" ,.;:!?-")
