@@ -4,39 +4,16 @@ bundled with automl-agent or shipped inside installed packages (offline), else o
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-from functools import lru_cache
 from pathlib import Path
-
-from pydantic import BaseModel, Field
 
 from ..errors import UserFacingError
 from ..workspace import DataSource
+from .catalog import CatalogEntry, catalog, known_names
 
-CATALOG = Path(__file__).with_name("catalog.json")
 BUNDLED = Path(__file__).resolve().parents[1] / "datasets"
 REMOTE_SCHEMES = ("openml://", "hf://", "kaggle://")
-
-
-class CatalogEntry(BaseModel):
-    name: str
-    names: list[str]
-    excludes: list[str] = Field(default_factory=list)
-    source: str
-    target: str
-    licence: str
-    url: str
-    about: str
-    loader: str | None = None
-    file: str | None = None
-    folder: str | None = None
-
-
-@lru_cache(maxsize=1)
-def catalog() -> list[CatalogEntry]:
-    return [CatalogEntry(**e) for e in json.loads(CATALOG.read_text())["datasets"]]
 
 
 def _padded(text: str) -> str:
@@ -54,10 +31,6 @@ def _phrase(entry: CatalogEntry, text: str) -> str | None:
 def find_offline(instruction: str) -> list[tuple[CatalogEntry, str]]:
     text = _padded(instruction)
     return [(entry, phrase) for entry in catalog() if (phrase := _phrase(entry, text))]
-
-
-def known_names() -> str:
-    return ", ".join(e.name for e in catalog())
 
 
 def _data_lines(csv: Path) -> int:

@@ -23,7 +23,7 @@ def read_table_with_notes(path: str | Path, min_rows: int = 20) -> tuple[pd.Data
     """The user's table read once, by the one reader (data.reader), and checked to be trainable in shape."""
     path = Path(path)
     if not path.exists():
-        from .finder import known_names
+        from .catalog import known_names
 
         raise UserFacingError(f"Data file not found: {path}",
                               "Check the path given to --data (relative paths start from the current directory), or "
