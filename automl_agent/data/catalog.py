@@ -33,3 +33,12 @@ def catalog() -> list[CatalogEntry]:
 
 def known_names() -> str:
     return ", ".join(e.name for e in catalog())
+
+
+def nearest_name(said: str) -> str | None:
+    """The offline dataset a mistyped bare name means ('pengwins' penguins); None when none is close."""
+    from rapidfuzz import fuzz, process
+
+    names = {n.lower(): e.name for e in catalog() for n in (e.name, *e.names)}
+    found = process.extractOne(said.lower(), list(names), scorer=fuzz.ratio, score_cutoff=80)
+    return names[found[0]] if found else None

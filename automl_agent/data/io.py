@@ -23,9 +23,10 @@ def read_table_with_notes(path: str | Path, min_rows: int = 20) -> tuple[pd.Data
     """The user's table read once, by the one reader (data.reader), and checked to be trainable in shape."""
     path = Path(path)
     if not path.exists():
-        from .catalog import known_names
+        from .catalog import known_names, nearest_name
 
-        raise UserFacingError(f"Data file not found: {path}",
+        near = nearest_name(path.name) if not path.suffix else None
+        raise UserFacingError(f"Data file not found: {path}" + (f" (did you mean --data {near}?)" if near else ""),
                               "Check the path given to --data (relative paths start from the current directory), or "
                               f"give the name of a dataset available offline: {known_names()}.")
     if path.is_dir():

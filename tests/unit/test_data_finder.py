@@ -112,3 +112,14 @@ def test_a_path_or_an_unknown_name_is_left_to_the_reader(tmp_path):
     assert resolve_reference(str(tmp_path / "penguins"), tmp_path) is None
     assert resolve_reference("pengwins", tmp_path) is None
     assert resolve_reference("data/penguins.csv", tmp_path) is None
+
+
+def test_a_mistyped_name_is_offered_the_offline_dataset_it_is_near(tmp_path):
+    from automl_agent.data.io import read_table
+
+    with pytest.raises(UserFacingError, match=r"did you mean --data penguins\?") as refused:
+        read_table(tmp_path / "pengwins")
+    assert "penguins" in refused.value.hint
+    with pytest.raises(UserFacingError) as unknown:
+        read_table(tmp_path / "quarterly_numbers")
+    assert "did you mean" not in str(unknown.value)
