@@ -71,7 +71,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout40": Path(__file__).with_name("instructions_holdout40.yaml"),
            "holdout41": Path(__file__).with_name("instructions_holdout41.yaml"),
            "holdout42": Path(__file__).with_name("instructions_holdout42.yaml"),
-           "holdout43": Path(__file__).with_name("instructions_holdout43.yaml")}
+           "holdout43": Path(__file__).with_name("instructions_holdout43.yaml"),
+           "holdout44": Path(__file__).with_name("instructions_holdout44.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
