@@ -316,8 +316,9 @@ def understood_target(instruction: str, profile: DataProfile, flag: str | None =
     if key not in _DECISIONS:
         if len(_DECISIONS) > 256:
             _DECISIONS.clear()
-        _DECISIONS[key] = without_excluded(decide_target(instruction, profile, flag, semantic=sentence_encoder()),
-                                           instruction, profile)
+        def decide(table: DataProfile) -> TargetDecision:
+            return decide_target(instruction, table, flag, semantic=sentence_encoder())
+        _DECISIONS[key] = without_excluded(decide(profile), instruction, profile, decide)
     return _DECISIONS[key]
 
 

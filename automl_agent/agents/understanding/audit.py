@@ -9,6 +9,7 @@ from . import rx as re  # the re functions over a larger compile cache
 from ..contracts import DataProfile, Mention, RequirementSpec, SpecAudit, TaskType
 from .clauses import gloss_after
 from .request import data_names
+from .transforms import asked_at, transform_of
 
 # a bound on a number: what makes the number a limit someone expects to be kept
 _BOUND = (r"(?:than|under|below|above|over|least|most|within|max(?:imum)?|min(?:imum)?|up to|exceed\w*|<=?|>=?|≤|≥|"
@@ -58,8 +59,8 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
             before = re.search(r"\b([a-z])[a-z]+\s+$", text[:m.start()], re.IGNORECASE)
             if before and (before.group(1) + name).lower() in lowered:
                 continue  # 'the real price' names rprice: the price inside it is no mention of its own
-            if re.search(r"\b(?:log(?:arithm)?s?|ln|logged)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?$", text[:m.start()],
-                         re.IGNORECASE) and any(prefix + name.lower() in lowered for prefix in ("l", "ln", "log", "log_")):
+            if any(asked_at(made, text.lower(), m.start(), m.end()) for other in names
+                   if (made := transform_of(other, name)) is not None):
                 continue  # 'the log of the sales' names lsales: sales inside it is no mention of its own
             if any(a <= m.start() < b and other != name.lower() for a, b, other in glosses):
                 continue  # 'lprice, the log house price, on ...' says what lprice is: price is no mention of its own

@@ -3,15 +3,19 @@ what the instruction asks to predict."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..contracts import DataProfile
 from .features import decide_features, negated_inputs
 from .target import TargetDecision
 
 
-def without_excluded(decision: TargetDecision, instruction: str, profile: DataProfile) -> TargetDecision:
+def without_excluded(decision: TargetDecision, instruction: str, profile: DataProfile,
+                     decide: Callable[[DataProfile], TargetDecision] | None = None) -> TargetDecision:
     """'Predict the arrival delay ...; do not use dep_time, dep_delay, arr_time': a tie between arr_delay and
     dep_delay is decided by the exclusion; a single column chosen that the instruction says not to use is asked
-    about, with the others as candidates."""
+    about, with the others as candidates. When every tied column is left out, `decide` (the target decision on a
+    table) decides again among the columns the instruction keeps."""
     if decision.how == "flag" or (decision.ask and len(decision.candidates) < 2):
         return decision
     said_not = {name for name, _ in negated_inputs(instruction, profile, None).columns}
@@ -29,9 +33,19 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
     # with no target yet may point at the target itself ('the logged spend column ..., so it has to be kept out')
     said_not |= set(decide_features(instruction, profile, None).excluded)
     left = [c for c in decision.candidates if c not in said_not]
+    dropped = ", ".join(repr(c) for c in decision.candidates if c in said_not)
+    if said_not and not left and decide is not None and decision.how == "tie":
+        # 'whether the favoured team won, inputs: everything except ..., the score difference and the spread-covered
+        # flag': the words that tie name what is left out; what is asked for is among the columns kept
+        kept = profile.model_copy(update={
+            "columns": [c for c in profile.columns if c.name not in said_not],
+            "target_candidates": [c for c in profile.target_candidates if c not in said_not]})
+        again = decide(kept)
+        if again.ask or again.confidence != "high":
+            return decision  # what is left fits only weakly: the question stands
+        return again.model_copy(update={"reason": f"{again.reason} (the instruction leaves out {dropped})"})
     if not said_not or len(left) == len(decision.candidates) or not left:
         return decision
-    dropped = ", ".join(repr(c) for c in decision.candidates if c in said_not)
     if len(left) == 1 and decision.how == "tie":
         return TargetDecision(column=left[0], confidence="medium", how="tie", scores=decision.scores,
                               reason=f"the words fit {' and '.join(decision.candidates)} equally, and the "

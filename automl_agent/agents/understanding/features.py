@@ -13,8 +13,9 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE_NOT, heading_length, input_spans,
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
-from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, expand_shorthand, run_of_beginnings,
-                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, tokens,
+from .transforms import LOG, transform_of
+from .words import (COUNTED_IN_TIME, split_name, STOPWORDS, abbreviates_phrase, compounds_spelt, expand_shorthand, run_of_beginnings,
+                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, skeleton_at_end, tokens,
                     word_or_stem_inside_a_code)
 
 _EXCLUDE_OPENERS = (
@@ -62,6 +63,10 @@ _EXCLUDE_AFTER = (r"(?:^|[.;:!?]\s*|,\s*|\band\s+|\bbut\s+|\bthat\s+)(?P<list>[^
                   r"taken out|deleted|discarded|ignored)"
                   r"|(?:(?:must|should|has to|have to|need to|needs to|will)\s+)?(?:stay|stays|remain|remains|be kept|be left)"
                   r"\s+out(?:side)?\s+of\s+(?:the\s+)?(?:model|inputs?|features?|training))\b")
+# 'Also lsalary out, it is same as target', 'rank and top10 out too': names said bare, then 'out' (only names as
+# written count: 'the week it sold out' says nothing of a column)
+_NAMES_OUT = (r"(?:^|[.;:!?]\s*|,\s*|\bbut\s+)(?:also\s+|and\s+|plus\s+)?(?P<list>[\w.]+(?:\s*(?:,|\band\b|&|\+)\s*[\w.]+)*)"
+              r"\s+out(?:\s+too|\s+as\s+well|\s+also)?\s*(?=[.;,!]|$)")
 # the items a pronoun stands for: 'the action code and the reject flag' ... 'those can't be used'
 _PRONOUN_LIST = (r"\s*(?:so\s+|and\s+)?(?:obviously\s+|clearly\s+|of course\s+)?"
                  r"(?:(?:(?:all|both|the)\s+(?:(?:two|three|four|five|six|\d)\s+)?of\s+)?(?:those|these|they|both|them)"
@@ -157,7 +162,9 @@ def _mentions(item: str, columns: list[ColumnProfile], head: bool = False) -> di
     # said after the head qualifies it
     # (but 'the score on the intelligence test' says which score)
     # ('the distance from house to incinerator': from where and to where, both)
-    headed = re.sub(r"(?:(?<=\w)\s+(?:at|in|on|per|during|within|inside|across|to|from)\s+(?:(?:the|a|an|his|her|their|its|"
+    # ('the GPA before the term': when, which says nothing of a term column)
+    headed = re.sub(r"(?:(?<=\w)\s+(?:at|in|on|per|during|within|inside|across|to|from|before|after|until|since|"
+                    r"prior\s+to)\s+(?:(?:the|a|an|his|her|their|its|"
                     r"each)\s+)?[\w-]+(?:\s+[\w-]+)??){1,2}\s*$", "", item)
     before_place = [t.text for t in tokens(headed) if t.text not in STOPWORDS and t.text not in _GENERIC]
     tries = [meaningful]
@@ -304,6 +311,18 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
                          r"before)[\s-]+(?:the\s+|a\s+)?([a-z]+)(?:\s+(?:column|variable|field|time|duration))?", bare)
     if until and (duration := _duration_until(until.group(1), columns)):
         return duration, False
+    when = re.fullmatch(r"(.+?)\s+(before|after|until|since|prior\s+to|during)\s+(?:(?:the|a|an|this|that|each|their|his|"
+                        r"her|its)\s+)?[\w-]+", bare)
+    if when:  # 'the GPA before the term': the term says when; the GPA is the item, the earlier one where there are two
+        named, group = _columns_for(when.group(1), columns)
+        said = [t for t in tokens(when.group(1)) if t.text not in STOPWORDS]
+        # (a short form the names end with says each of them: 'the GPA' for priGPA and termGPA)
+        named = named or [c.name for c in columns if said and _name_says(c.name, said[-1])]
+        if len(named) > 1 and re.fullmatch(r"before|prior\s+to", when.group(2)):
+            earlier = [n for n in named if set(split_name(n)) & _EARLIER]
+            named = earlier if len(earlier) == 1 else named
+        if named:
+            return named, group
     counted = re.fullmatch(r"(?:(?:the|all)\s+)?(\d+|both)\s+(.+)", bare)  # 'both race fields'
     if counted:
         group = _counted_group(2 if counted.group(1) == "both" else int(counted.group(1)), counted.group(2), columns)
@@ -338,7 +357,16 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     if numbered:  # 'the percent indigenous of community in 1981' for pcInd81
         return [numbered], False
     # ('the recoded occupation category' for occrecode: the name may put the words the other way round)
+    # ('the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure); 'years of schooling'
+    # for educyr: the name may put the words the other way round)
+    by_synonym = {c.name for i in range(2) for other in concept_synonyms(content[i]) for c in columns
+                  for words in ([other if k == i else w for k, w in enumerate(content)],)
+                  if abbreviates_phrase(c.name, words) or abbreviates_phrase(c.name, words[::-1])} \
+        if len(content) == 2 and not any(w in names for w in content) else set()
     for words in orders:
+        if len(words) < len(content) and len(by_synonym) == 1:
+            # ('the attendance percent' is atndrte, the attendance rate, before attend, which drops a word)
+            return list(by_synonym), False
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
                    and abbreviates_phrase(c.name, words)]
         # ('the number of baths' is baths, not nbh: a word that is a column's whole name is that column, unless the name
@@ -350,14 +378,8 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     if len(bare.split()) > 1 and all(w in names for w in bare.split()):
         return [names[w] for w in bare.split()], True
     # ('the subscription price' is price, a column's whole name, not subs spelled with a synonym 'sold')
-    if len(content) == 2 and not any(w in names for w in content):
-        # 'the total spend' for totexp: a word of the same meaning gives the letters ('exp'enditure)
-        # ('years of schooling' for educyr: the name may put the words the other way round)
-        by_synonym = {c.name for i in range(2) for other in concept_synonyms(content[i]) for c in columns
-                      for words in ([other if k == i else w for k, w in enumerate(content)],)
-                      if abbreviates_phrase(c.name, words) or abbreviates_phrase(c.name, words[::-1])}
-        if len(by_synonym) == 1:
-            return list(by_synonym), False
+    if len(by_synonym) == 1:
+        return list(by_synonym), False
     for kind, pattern in _KIND_WORDS.items():
         if re.fullmatch(rf"(?:all\s+)?(?:the\s+)?(?:{pattern})(?:\s+ones)?", bare):
             return [c.name for c in columns if (c.kind == "numeric") == (kind == "numeric") and usable_kind(c)], True
@@ -465,7 +487,7 @@ def _counted_group(n: int, words: str, columns: list[ColumnProfile]) -> list[str
 def _name_says(name: str, token) -> bool:
     parts = name_parts(name)
     if letter_before_word(name, token.text) or short_form_at_end(name, token.text) \
-            or word_or_stem_inside_a_code(name, token):
+            or word_or_stem_inside_a_code(name, token) or skeleton_at_end(name, token.text):
         return True
     # ('hwy' for highway, 'pct' for percent: a part written without its vowels)
     return any(word_matches(token, w, ws) or (len(parts.words) > 1 and len(w) == 3 and len(token.text) >= 6
@@ -489,6 +511,7 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             return group, []
     for item in _items(chunk, frozenset(c.name.lower() for c in columns)):
         names, group = _columns_for(item, columns)
+        names, group = _compound_spelt(item, columns, names, group)
         if len(names) > 1 and not group:
             names = _plain_of_transformed(names, item)
         if len(names) == 1 or (names and group):
@@ -505,6 +528,20 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     if found and counts:
         unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
+
+
+def _compound_spelt(item: str, columns: list[ColumnProfile], names: list[str], group: bool) -> tuple[list[str], bool]:
+    """'the spread-covered flag' is sprdcvr, not spread: the words a hyphen joins spell one name together, and their
+    first word naming another column is no mention of it."""
+    for _, _, name in compounds_spelt(item, [c.name for c in columns]):
+        if names != [name]:
+            return [name], False
+    return names, group
+
+
+# name parts that say a value is the one from before: priGPA, prevscore, lag_sales, base_weight
+_EARLIER = {"pri", "prior", "pre", "prev", "previous", "lag", "lagged", "past", "last", "old", "orig", "initial", "base",
+            "before", "earlier"}
 
 
 _TRANSFORM_AFFIXES = r"(?:sq|squared|2|_?log|_?ln|_?sqrt|_?cubed|3)"
@@ -538,8 +575,8 @@ def _plain_of_transformed(names: list[str], item: str) -> list[str]:
     if re.search(r"\b(?:squared?|square|log\w*|ln|root|cubed?)\b", item):
         return names
     lowered = {n: n.lower() for n in names}
-    plain = [n for n in names if all(o == n or re.fullmatch(rf"(?:l|ln|log_?)?{re.escape(lowered[n])}{_TRANSFORM_AFFIXES}?",
-                                                            lowered[o]) for o in names)]
+    plain = [n for n in names if all(o == n or transform_of(o, n) is LOG or re.fullmatch(
+        rf"(?:{'|'.join(LOG.prefixes)})?{re.escape(lowered[n])}{_TRANSFORM_AFFIXES}?", lowered[o]) for o in names)]
     return plain if len(plain) == 1 else names
 
 
@@ -630,6 +667,11 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         if re.fullmatch(_PRONOUN_LIST, chunk):  # 'keep all four of them away from the model'
             chunk = _referent(text, m.start("list"), profile, chunk)
         _exclude(choice, _resolve(chunk, profile, target)[0], said[m.start():m.end()])
+    for m in re.finditer(_NAMES_OUT, text):
+        items = [i.strip() for i in re.split(r",|\band\b|&|\+", m.group("list")) if i.strip()]
+        named = [_names_in(i, profile) for i in items]
+        if all(len(n) == 1 and n[0].lower() == i for n, i in zip(named, items)):
+            _exclude(choice, [n[0] for n in named], said[m.start("list"):m.end()])
     columns = [c for c in profile.columns if c.name != target]
     for m in re.finditer(_NOT_EITHER, text):
         names, _ = _columns_for(m.group(1), columns)
@@ -812,11 +854,13 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         # ('don't use woman' with a column called use: the verb after the negation is no item)
         said = re.sub(rf"^\s*(?:(?:be|been|get|being)\s+)?{_USE_VERB}\s+(?=\S)", " ", said)
         for item in re.split(_ITEM_SPLIT, said):  # an item names its first column: 'the chapter of their cause of death'
-            hits = []
+            compounds = compounds_spelt(item, [c.name for c in columns])
+            hits = [(a, spelt) for a, _, spelt in compounds]
             for column in columns:
                 spellings = {column.name.lower(), column.name.lower().replace("_", " "), column.name.lower().replace(".", " ")}
                 hits += [(m.start(), column.name) for s in spellings
-                         for m in re.finditer(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", item)]
+                         for m in re.finditer(rf"(?<![\w.]){re.escape(s)}(?![\w]|\.\w)", item)
+                         if not any(a <= m.start() < b for a, b, _ in compounds)]
             if not hits:
                 continue
             first = min(hits)[1]
@@ -975,14 +1019,21 @@ def _a_reason_said(inside: str, profile: DataProfile, target: str | None = None)
     """What a parenthesis holds is a sentence about the list, or a gloss of its item, not items of it: no column named
     but the target, and a verb or a subject ('that's the doctor's own judgement and we want ...', 'just log(fare), it
     would leak'), or a noun said with 'a' ('a route code, not a real feature'); '(trunk diameter, spread and needle
-    length)' lists."""
-    return not [n for n in _names_in(inside.lower(), profile) if n != target] and re.search(
-        rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b|^\s*(?:a|an)\s|\bnot\s+(?:a|an|really)\b",
-        inside) is not None
+    length)' lists; '(same thing)' says what the item is. A sentence that gives a reason may name a column itself:
+    '(the final counts towards it, so it leaks)'."""
+    reason = re.search(r"\b(?:because|since|so|leaks?|leaking|leakage|cheat\w*|gives? (?:it|the answer) away)\b", inside)
+    return (reason is not None or not [n for n in _names_in(inside.lower(), profile) if n != target]) and re.search(
+        rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b|^\s*(?:a|an)\s|\bnot\s+(?:a|an|really)\b|"
+        r"^\s*(?:the\s+)?same\s+(?:thing|as\b)|^\s*(?:a\s+)?(?:duplicate|copy|redundant|identical)\b", inside) is not None
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:
-    return [c.name for c in profile.columns if re.search(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w]|\.\w)", chunk)]
+    """The columns named in full in the words, or spelt by words a hyphen joins ('spread-covered' is sprdcvr, and
+    no mention of spread)."""
+    compounds = compounds_spelt(chunk, profile.names)
+    return [c.name for c in profile.columns
+            if any(spelt == c.name for _, _, spelt in compounds) or any(not any(a <= m.start() and m.end() <= b and c.name != spelt for a, b, spelt in compounds)
+                   for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w]|\.\w)", chunk))]
 
 
 def _exclude(choice: FeatureChoice, columns: list[str], phrase: str) -> None:

@@ -25,9 +25,10 @@ from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
-from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, compact,
-                    english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end, shortens, stem,
-                    said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
+from .transforms import TRANSFORMS, asked, asked_at, transform_of
+from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, base_form,
+                    compact, compounds_spelt, english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end,
+                    shortens, stem, said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -408,7 +409,8 @@ def _abbreviates(word: str, said: str, parts) -> bool:
         word, said = word[:-1], said[:-1]
     if compact(word) and len(word) >= 3 and said.isalpha() and shortens(word, said) and said[-1] == word[-1]:
         return True  # a name written without its vowels: 'hgt' for height, 'wgt' weight, 'pct' percent
-    if not word.isalpha() or not said.startswith(word) or word in STOPWORDS:
+    # (a request word abbreviates nothing: 'predict' is no 'pre' of preKFAC)
+    if not word.isalpha() or not said.startswith(word) or word in STOPWORDS or said in STOPWORDS:
         return False
     vocabulary = english_vocabulary()
     if vocabulary and word in vocabulary and said not in vocabulary:
@@ -574,7 +576,8 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 for last in words_at[i + 1:i + 5]:
                     if re.search(r"[,.;:!?()]", text[first.end:last.start]) or any(e.start == first.start for e in out):
                         break
-                    if run_of_beginnings(name, [first.text, last.text]) and name.startswith(first.text[:3]) and len(name) - len(first.text[:3]) >= 3:
+                    # ('whether the favoured team won': 'won' gives win, favwin)
+                    if run_of_beginnings(name, [first.text, base_form(last.text)]) and name.startswith(first.text[:3]) and len(name) - len(first.text[:3]) >= 3:
                         out.append(_Evidence(column.name, 0.7, "words", f"{first.text} {last.text}", first.start,
                                              last.end))
                         break
@@ -607,7 +610,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         # 'GPA' for colgpa: a short form said, the end of a name run together after a short qualifier ('sold' is a
         # word of its own, not the end of daysold); weaker than a name said whole, so a GPA column beside it wins
         out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
-                if short_form_at_end(name, t.text) and not any(e.start <= t.start < e.end for e in out)]
+                if short_form_at_end(column.name, t.text) and not any(e.start <= t.start < e.end for e in out)]
     # 'the math score' for tmathssk, 'the reading score' for treadssk: a word whole inside a coded name
     out += [_Evidence(column.name, 0.6, "words", t.text, t.start, t.end) for t in toks
             if (said_or_stem(word_inside_a_code, column.name, t) or said_or_stem(word_ending_a_code, column.name, t))
@@ -804,8 +807,11 @@ def _drop_covered(tied: list[_Evidence]) -> list[_Evidence]:
     all inside another tied column's, which says more of the phrase, is not the one meant."""
     def covered(e: _Evidence, o: _Evidence) -> bool:
         # (words that stand together: 'price ... the total price' scattered over the sentence covers nothing)
+        # (a word's meaning is weaker than words that spell a name: 'won' means draw's outcome, 'the challenger
+        # won' spells challwin)
         return o.start <= e.start and e.end <= o.end and len(o.words.split()) > len(e.words.split()) \
-            and set(e.words.split()) < set(o.words.split()) and o.weighted >= e.weighted and o.score >= 0.6
+            and set(e.words.split()) < set(o.words.split()) and o.score >= 0.6 \
+            and (o.weighted >= e.weighted or (e.how == "concept" and o.how in ("words", "name")))
     return [e for e in tied if not any(o is not e and covered(e, o) for o in tied)]
 
 
@@ -821,32 +827,79 @@ def _drop_owners(tied: list[_Evidence], text: str) -> list[_Evidence]:
 def _drop_transformed(tied: list[_Evidence], text: str) -> list[_Evidence]:
     """cpi and lcpi (its log) fit 'the consumer price index' alike: the plain one is meant unless the words say log;
     cpi and gcpi (its growth) alike: the plain one unless the words ask for a rate of change."""
-    said = {"l": bool(re.search(r"\blog(?:arithm)?s?\b|\bln\b|\blogged\b", text)), "g": bool(_GROWTH_ASKED.search(text))}
-    prefixes = {"l": ("l", "ln", "log", "log_", "ln_"), "g": ("g", "d", "ch", "chg_", "growth_", "diff_")}
-
-    def transformed(name: str, of: str, kind: str) -> bool:
-        return any(name.lower() == prefix + of.lower() for prefix in prefixes[kind])
     names = {e.column for e in tied}
-    return [e for e in tied if not any((transformed(other, e.column, kind) if said[kind] else transformed(e.column, other, kind))
-                                       for other in names for kind in prefixes)]
+
+    def dropped(e: _Evidence) -> bool:
+        for other in names:
+            made = transform_of(other, e.column)  # other is e's column changed: dropped when the change is asked
+            if made is not None and asked(made, text):
+                return True
+            made = transform_of(e.column, other)  # e's column is other changed: dropped when it is not
+            if made is not None and not asked(made, text):
+                return True
+        return False
+    return [e for e in tied if not dropped(e)]
 
 
-def _log_said_of(top: _Evidence, found: list[_Evidence], text: str) -> _Evidence:
+def _transform_said_of(top: _Evidence, found: list[_Evidence], text: str) -> _Evidence:
     """'predict the log of the pay' with salary and lsalary: the words said after 'log of' name the plain column more
     strongly (pay means salary), but the log is asked for, so its log column is the one meant. The mention in the
     target's clause decides, wherever the plain column was said before ('(pay of 177 CEOs) ... predict the log of
-    the pay')."""
-    def logged(e: _Evidence) -> _Evidence | None:
-        if not re.search(r"\b(?:log(?:arithm)?s?|ln|logged|natural\s+log)\s+(?:of\s+)?(?:the\s+|an?\s+|its\s+|"
-                         r"their\s+|his\s+|her\s+|each\s+)?(?:[a-z]+\s+)?$", text[:e.start]):
-            return None
-        return next((o for o in found if o.start == e.start and any(
-            o.column.lower() == prefix + e.column.lower() for prefix in ("l", "ln", "log", "log_", "ln_"))), None)
+    the pay'). So for a standardized score ('the final exam, measured in standard deviations': stndfnl)."""
+    def changed(e: _Evidence) -> _Evidence | None:
+        return next((o for o in found if o.start == e.start and o.column != e.column
+                     and (made := transform_of(o.column, e.column)) is not None and asked_at(made, text, e.start, e.end)),
+                    None)
     for e in [top, *(e for e in found if e.role in ("target", "subject") and e.start != top.start)]:
-        log_column = logged(e)
-        if log_column is not None:
-            return log_column
+        column = changed(e)
+        if column is not None:
+            return column
     return top
+
+
+def _changed_forms_said(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:
+    """'how students do on the final exam, measured in standard deviations' with final and stndfnl: where the words
+    around a column's mention ask for a change of it that another column holds, that mention says the changed column
+    too, as strongly (whether or not its name was spelt there)."""
+    for changed in columns:
+        for plain in columns:
+            made = transform_of(changed.name, plain.name) if plain is not changed else None
+            if made is None or not asked(made, text):
+                continue
+            for e in said_of.get(plain.name, []):
+                if asked_at(made, text, e.start, e.end) and not any(o.start == e.start for o in said_of[changed.name]):
+                    said_of[changed.name].append(_Evidence(changed.name, e.score, "transform", e.words, e.start, e.end))
+
+
+def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], toks: list[Token]) -> None:
+    """'the favourite' with fav25, favwin, favhome and favscr: a word whose beginning is the start several names
+    share says whose they are, not which: it is weak evidence for each of them alike, so a word that says the rest of
+    one ('won' for favwin) decides, and without one the run asks. (An inflection is the word itself: 'the ages' is
+    age said, whatever agegroup begins with.)"""
+    names = [c.name for c in columns]
+    for t in toks:
+        if len(t.text) < 5 or t.text in STOPWORDS or not t.text.isalpha():
+            continue
+        shared = ""
+        for k in range(len(t.text) - 1, 2, -1):
+            if sum(n.lower().startswith(t.text[:k]) for n in names) >= 2:
+                shared = t.text[:k]
+                break
+        if not shared or stem(t.text) == stem(shared):
+            continue
+        family = [n for n in names if n.lower().startswith(shared)]
+        for name in family:
+            here = [e for e in said_of[name] if e.start <= t.start < e.end]
+            for e in here:
+                # the word alone says as much of any of them, unless it says the whole of one name ('the cigarettes'
+                # is cigs, beside cigprice and cigtax; fav25's number is left unsaid)
+                if e.how == "words" and e.words == t.text and "".join(name_parts(name).words) != name.lower():
+                    e.score = min(e.score, _SHARED_BEGINNING)
+            if not here:
+                said_of[name].append(_Evidence(name, _SHARED_BEGINNING, "words", t.text, t.start, t.end))
+
+
+_SHARED_BEGINNING = 0.45
 
 
 def _answer_kind(text: str) -> str | None:
@@ -932,6 +985,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
              for m in re.finditer(rf"(?<![\w.]){re.escape(spelling)}(?![\w])", text)]
     # and what is said right after a name to gloss it ('lprice, the log house price, on ...', 'the assess column
     # (assessed value of house)'): the words describe that column and name no other
+    # ('the spread-covered flag' is sprdcvr: spread inside it names nothing of its own)
+    compounds = compounds_spelt(text, [c.name for c in columns])
+    spans = [(a, b, name) for a, b, name in spans
+             if not any(x <= a and b <= y and name != spelt for x, y, spelt in compounds)]
     named_in_full = list(spans)
     spans += [(b, end, name) for a, b, name in list(spans) if (end := gloss_after(text, a, b, name)) is not None]
     # words that spell a name never take in another column's whole name, unless it stands in this name ('temperature,
@@ -945,6 +1002,11 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                         if e.how != "words" or not any(e.start <= a and b <= e.end and name.lower() not in c.name.lower()
                                                        for a, b, name in named_in_full)]
                for c in columns}
+    for name in said_of:
+        said_of[name] = [e for e in said_of[name]
+                         if not any(x <= e.start and e.end <= y and name != spelt for x, y, spelt in compounds)]
+    _changed_forms_said(said_of, columns, text)
+    _shared_beginnings(said_of, columns, toks)
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
     spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for
@@ -963,7 +1025,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         mentions = [e for e in said_of[column.name]
                     if not any(a <= e.start and e.end <= b and (b - a) > (e.end - e.start) and name != column.name
                                for a, b, name in spans)
-                    and not _within(e.start, windows)
+                    and (e.how == "transform" or not _within(e.start, windows))
                     and not (row_unit and (e.start, e.end) in row_unit and e.words.lower() != column.name.lower())]
         kept = [e for e in mentions if not _within(e.start, roles["negated"])]
         if mentions and (not kept or any(e.how == "name" and _within(e.start, roles["negated"]) for e in mentions)):
@@ -998,7 +1060,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if ranked and ranked[0].weighted >= 0.2:
         # what the target clause says wins over comparable mentions elsewhere in the text
         said = [e for e in ranked if e.role == "target" and e.weighted >= ranked[0].weighted * 0.75]
-        top = _log_said_of(said[0] if said else ranked[0], every_mention, text)
+        top = _transform_said_of(said[0] if said else ranked[0], every_mention, text)
         tied = [top] + [e for e in ranked if e.column != top.column and e.weighted >= top.weighted * 0.75 and not (
             top.role == "target" and e.role != "target")]
         tied = _drop_modifiers(tied, text) if len(tied) > 1 else tied
@@ -1123,11 +1185,6 @@ def _answer_kind_first(text: str, names: list[str], profile: DataProfile) -> lis
     return sorted(names, key=lambda name: not fits(name))
 
 
-# a rate of change asked for: a name led by g or d (gemp232, dcpi) holds the growth or the difference of the one after
-_GROWTH_ASKED = re.compile(r"\b(?:grow\w*|growth|how fast|chang(?:e|es|ed|ing)|(?:month|year|quarter|week) over "
-                           r"(?:month|year|quarter|week)|rate of change|increases?|decreases?)\b")
-
-
 def _numbered_first(text: str, names: list[str], columns: list[str]) -> list[str]:
     """The candidates of a question, the columns whose names hold a number the instruction says first ('how fast
     sector 232 is growing': emp232, wage232 and their growth gemp232, gwage232), those led by a growth letter first
@@ -1136,7 +1193,7 @@ def _numbered_first(text: str, names: list[str], columns: list[str]) -> list[str
     numbered = [c for c in columns if any(re.search(rf"(?<!\d){n}(?!\d)", c) for n in numbers)]
     if not numbered:
         return names
-    if _GROWTH_ASKED.search(text):
+    if asked(TRANSFORMS[1], text):
         numbered.sort(key=lambda c: not re.match(r"[gd][a-z]{2,}", c.lower()))
     return numbered + [n for n in names if n not in numbered]
 
@@ -1187,6 +1244,7 @@ def _reason(e: _Evidence) -> str:
         "words": f"the instruction says {e.words!r}",
         "concept": f"the instruction says {e.words!r}, which means {e.column!r} here",
         "values": f"the instruction names its values ({e.words})",
+        "transform": f"the instruction asks for {e.column!r} as a changed form of what {e.words!r} names",
     }.get(e.how, e.how)
 
 

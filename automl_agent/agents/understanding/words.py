@@ -48,6 +48,27 @@ NUMBER_WORDS = {
 _SCALE_WORDS = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
 
+# past forms that share no stem with their verb: 'whether the favourite won' says favwin as 'wins' would
+_IRREGULAR_PAST = {
+    "won": "win", "lost": "lose", "sold": "sell", "bought": "buy", "paid": "pay", "grew": "grow", "grown": "grow",
+    "ran": "run", "went": "go", "gone": "go", "took": "take", "taken": "take", "made": "make", "spent": "spend",
+    "got": "get", "gave": "give", "given": "give", "drove": "drive", "driven": "drive", "flew": "fly", "flown": "fly",
+    "rode": "ride", "ridden": "ride", "wrote": "write", "written": "write", "ate": "eat", "eaten": "eat",
+    "drank": "drink", "fell": "fall", "fallen": "fall", "built": "build", "held": "hold", "kept": "keep",
+    "seen": "see", "stole": "steal", "stolen": "steal", "chose": "choose",
+    "chosen": "choose", "began": "begin", "begun": "begin", "caught": "catch", "taught": "teach", "brought": "bring",
+    "fought": "fight", "lent": "lend", "sent": "send", "slept": "sleep", "led": "lead",
+    "sank": "sink", "sunk": "sink", "swam": "swim", "threw": "throw", "thrown": "throw", "broke": "break",
+    "broken": "break", "spoke": "speak", "spoken": "speak", "shrank": "shrink",
+    "struck": "strike", "sought": "seek", "thought": "think", "told": "tell", "understood": "understand",
+}
+
+
+def base_form(word: str) -> str:
+    """The verb an irregular past form belongs to ('won' -> 'win'); any other word as it is."""
+    return _IRREGULAR_PAST.get(word, word)
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     return _STEMMER.stemWord(word.lower())
@@ -199,8 +220,11 @@ def _number_runs(text: str) -> str:
     flush()
     joined = "".join(out)
     # 'a minute and a half' -> '1.5 minutes', '2 hours and a half' -> '2.5 hours'
-    joined = re.sub(r"\b(?:an?|1|(\d+)) (second|minute|hour|day|week|month|year)s? and a half\b",
+    joined = re.sub(r"\b(?:an?|1|(\d+)) (second|minute|hour|day|week|month|quarter|year)s? and a half\b",
                     lambda m: f"{m.group(1) or 1}.5 {m.group(2)}s", joined)
+    # 'the next year and a half' -> 'the next 1.5 years' (a span placed in time, its 'one' left unsaid)
+    joined = re.sub(r"\b(next|coming|following|upcoming|past|last|previous|first|final) (second|minute|hour|day|week|"
+                    r"month|quarter|year) and a half\b", r"\1 1.5 \2s", joined)
     # 'two and a half minutes' -> '2.5 minutes'
     for words, fraction in (("a half|one half", ".5"), ("a quarter|one quarter", ".25"), ("three quarters|3 quarters", ".75")):
         joined = re.sub(rf"\b(\d+) and (?:{words})\b", rf"\g<1>{fraction}", joined)
@@ -275,6 +299,18 @@ def abbreviates_phrase(name: str, words: list[str]) -> bool:
     return fits(0, 0)
 
 
+def compounds_spelt(text: str, names: list[str]) -> list[tuple[int, int, str]]:
+    """'the spread-covered flag' with spread and sprdcvr: words a hyphen joins that spell one name together
+    (start, end, name); the first of them naming another column is no mention of it."""
+    found = []
+    for m in re.finditer(r"[a-z]+(?:-[a-z]+)+", text.lower()):
+        words = m.group(0).split("-")
+        spelt = [n for n in names if n.lower() == "".join(words) or abbreviates_phrase(n, words)]
+        if len(spelt) == 1:
+            found.append((m.start(), m.end(), spelt[0]))
+    return found
+
+
 def run_of_beginnings(name: str, words: list[str]) -> bool:
     """husEd is 'hus' + 'ed', the beginnings of 'husband' and 'education' run together: each word gives the name its
     first letters in one piece (two or more each), in order, and nothing is left."""
@@ -325,8 +361,25 @@ def english_vocabulary() -> frozenset[str]:
 def short_form_at_end(name: str, word: str) -> bool:
     """'gpa' in colgpa: a short form (no English word of its own) at the end of a name, after a qualifier of two or
     three letters."""
-    return len(word) >= 3 and 2 <= len(name) - len(word) <= 3 and name.isalpha() and name.lower().endswith(word) \
-        and word not in english_vocabulary()
+    # (a qualifier the name sets apart by its capitals may be a word of four: termGPA beside priGPA)
+    longest = 4 if split_name(name)[-1:] == [word] else 3
+    return len(word) >= 3 and 2 <= len(name) - len(word) <= longest and name.isalpha() \
+        and name.lower().endswith(word) and word not in english_vocabulary()
+
+
+def skeleton_at_end(name: str, word: str) -> bool:
+    """'scr' in favscr and undscr for 'scores', 'fnl' in stndfnl for 'final': a word written without its vowels at
+    the end of a run-together name, after two to four code letters."""
+    low = name.lower()
+    said = word[:-1] if word.endswith("s") and len(word) > 4 else word
+    said = said.rstrip("aeiou")
+    if not low.isalpha() or len(said) < 3:
+        return False
+    for k in (3, 4):
+        tail = low[-k:]
+        if 2 <= len(low) - k <= 4 and not re.search(r"[aeiou]", tail) and tail[-1] == said[-1] and shortens(tail, said):
+            return True
+    return False
 
 
 def word_inside_a_code(name: str, word: str) -> bool:
