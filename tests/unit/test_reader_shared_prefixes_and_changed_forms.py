@@ -6,7 +6,8 @@ final and stdfinl); words a hyphen joins spell one name ('the draw-offered flag'
 parentheses inside a list left out ('(same thing)', '(it counts towards it, so it leaks)'); a short form at the end
 of two names with different qualifiers asks ('the KFAC' with preKFAC and postKFAC); names said bare, then 'out'.
 Also: a percent is the rate a name holds ('the visit percent' vstrte); a value said before an event is the earlier one
-('the BMI before the programme' preBMI). From holdout44: 'the next year and a half' is 18 months."""
+('the BMI before the programme' preBMI); a coined name said to be set aside in words no reader took asks. From
+holdout44: 'the next year and a half' is 18 months."""
 
 from __future__ import annotations
 
@@ -113,3 +114,19 @@ def test_a_percent_is_the_rate_a_name_holds(members):
 def test_a_value_before_an_event_is_the_earlier_one(members):
     got = _read(members, "Predict weightloss using only the BMI before the programme and the visit percent.")
     assert got["outcome"] == "ok" and got["features"] == ["preBMI", "vstrte"], got
+
+
+@pytest.mark.parametrize("said", [
+    "Regress final on the rest. Also stdfinl useless, it is the same as the target.",
+    "Regress final on everything. stdfinl is a copy of the target.",
+])
+def test_a_coined_name_set_aside_in_words_no_reader_took_is_never_fed_in_silently(games, said):
+    """The net under the readers: a name no dictionary holds, said in a sentence that sets something aside, and fed
+    in with every other column all the same, stops the run with a question that names it."""
+    got = _read(games, said)
+    assert (got["outcome"] == "ask" and "stdfinl" in got["message"]) or "stdfinl" in got.get("excluded", []), got
+
+
+def test_a_coined_name_described_is_no_question(games):
+    got = _read(games, "Regress final on everything; stdfinl is the final standardized.")
+    assert got["outcome"] == "ok" and got["target"] == "final", got

@@ -10,6 +10,7 @@ from ..contracts import DataProfile, Mention, RequirementSpec, SpecAudit, TaskTy
 from .clauses import gloss_after
 from .request import data_names
 from .transforms import asked_at, transform_of
+from .words import english_vocabulary
 
 # a bound on a number: what makes the number a limit someone expects to be kept
 _BOUND = (r"(?:than|under|below|above|over|least|most|within|max(?:imum)?|min(?:imum)?|up to|exceed\w*|<=?|>=?|≤|≥|"
@@ -89,8 +90,35 @@ def _placement(name: str, spec: RequirementSpec, time_like: set[str]) -> str | N
     if task == TaskType.time_series_forecasting and name in time_like:
         return "time or series"
     if not dataset.features and task != TaskType.time_series_forecasting:
-        return "input (every usable column is)"
+        return _EVERY_COLUMN
     return None
+
+
+_EVERY_COLUMN = "input (every usable column is)"
+# words that set a column aside: said in the sentence of a name that still went in with every other column, they were
+# not read, and the run asks rather than train on what the writer may have wanted out
+_SET_ASIDE = (r"\b(?:out|leak\w*|same\s+as\s+(?:the\s+)?(?:target|label|answer|outcome)|duplicat\w*|cop(?:y|ies)\s+of|redundant|drop\w*|"
+              r"remov\w*|exclud\w*|without|ignor\w*|omit\w*|skip\w*|cheat\w*|useless|(?:do|does|must|should|can)\s*(?:n't|not)|"
+              r"never|not\s+(?:use|used|using|include|included|as\s+an?\s+input))\b")
+
+
+def _coined_names(text: str, profile: DataProfile) -> list[tuple[str, int]]:
+    """Lower-case names of four letters or more that are no English word, where the text writes them as they are
+    ('lsalary', 'stndfnl'), not where they name the table."""
+    vocabulary = english_vocabulary()
+    table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
+    return [(c.name, m.start()) for c in profile.columns
+            if c.name.isalpha() and c.name.islower() and len(c.name) >= 4 and c.name not in vocabulary
+            for m in re.finditer(rf"(?<![\w.]){re.escape(c.name)}(?![\w]|\.\w)", text)
+            if not _said_as_the_table(text, m.start(), m.end(), table_names)]
+
+
+def _set_aside_near(text: str, at: int, name: str) -> bool:
+    """Whether the sentence that names the column (at `at`) also says to set something aside."""
+    start = max(text.rfind(stop, 0, at) for stop in ".;!?\n") + 1
+    ends = [i for stop in ".;!?\n" if (i := text.find(stop, at + len(name))) >= 0]
+    sentence = text[start:min(ends, default=len(text))]
+    return re.search(_SET_ASIDE, sentence.replace(name, " "), re.IGNORECASE) is not None
 
 
 def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str = "en",
@@ -99,10 +127,19 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
     time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
                  or re.search(r"(?i)year|month|day|date|time|hour|week|quarter", c.name)}
     mentions: list[Mention] = []
-    for name, _ in sorted(_named_columns(text, profile), key=lambda x: x[1]):
+    for name, at in sorted(_named_columns(text, profile), key=lambda x: x[1]):
         if any(m.words == name for m in mentions):
             continue
-        mentions.append(Mention(words=name, kind="column", placed_as=_placement(name, spec, time_like)))
+        placed = _placement(name, spec, time_like)
+        if placed == _EVERY_COLUMN and _set_aside_near(text, at, name):
+            placed = None  # 'Also lsalary useless, it is same as target': said to be set aside, fed in all the same
+        mentions.append(Mention(words=name, kind="column", placed_as=placed))
+    for name, at in _coined_names(text, profile):
+        # ('Also lsalary useless': a name no dictionary holds, written as it stands, then set aside in words the readers
+        # did not take)
+        if not any(m.words == name for m in mentions) and _placement(name, spec, time_like) == _EVERY_COLUMN \
+                and _set_aside_near(text, at, name):
+            mentions.append(Mention(words=name, kind="column", placed_as=None))
     problem = spec.problem
     from ..constraints import MAGNITUDE, data_unit, in_data_unit, stated_bounds
 
