@@ -14,8 +14,8 @@ from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .transforms import LOG, transform_of
-from .words import (COUNTED_IN_TIME, split_name, STOPWORDS, abbreviates_phrase, compounds_spelt, expand_shorthand, run_of_beginnings,
-                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, skeleton_at_end, tokens,
+from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, compounds_spelt, expand_shorthand, run_of_beginnings,
+                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, skeleton_at_end, split_name, tokens,
                     word_or_stem_inside_a_code)
 
 _EXCLUDE_OPENERS = (
@@ -1031,8 +1031,12 @@ def _names_in(chunk: str, profile: DataProfile) -> list[str]:
     """The columns named in full in the words, or spelt by words a hyphen joins ('spread-covered' is sprdcvr, and
     no mention of spread)."""
     compounds = compounds_spelt(chunk, profile.names)
+
+    def inside_a_compound(name: str, start: int, end: int) -> bool:
+        return any(a <= start and end <= b and name != spelt for a, b, spelt in compounds)
     return [c.name for c in profile.columns
-            if any(spelt == c.name for _, _, spelt in compounds) or any(not any(a <= m.start() and m.end() <= b and c.name != spelt for a, b, spelt in compounds)
+            if any(spelt == c.name for _, _, spelt in compounds)
+            or any(not inside_a_compound(c.name, m.start(), m.end())
                    for m in re.finditer(rf"(?<![\w.]){re.escape(c.name.lower())}(?![\w]|\.\w)", chunk))]
 
 

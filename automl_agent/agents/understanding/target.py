@@ -25,10 +25,10 @@ from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
-from .transforms import TRANSFORMS, asked, asked_at, transform_of
+from .transforms import GROWTH, asked, asked_at, transform_of
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, base_form,
-                    compact, compounds_spelt, english_vocabulary, expand_shorthand, name_parts, run_of_beginnings, short_form_at_end,
-                    shortens, stem, said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
+                    compact, compounds_spelt, english_vocabulary, expand_shorthand, name_parts, run_of_beginnings,
+                    short_form_at_end, shortens, stem, said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -873,6 +873,10 @@ def _changed_forms_said(said_of: dict[str, list[_Evidence]], columns: list[Colum
                     said_of[changed.name].append(_Evidence(changed.name, e.score, "transform", e.words, e.start, e.end))
 
 
+# how strongly a word that only begins several names says each of them
+_SHARED_BEGINNING = 0.45
+
+
 def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], toks: list[Token],
                        text: str) -> None:
     """'the favourite' with fav25, favwin, favhome and favscr: a word whose beginning is the start several names
@@ -908,14 +912,11 @@ def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[Column
             said_of[numbered[0]].append(_Evidence(numbered[0], 0.8, "words", t.text, t.start, t.end))
 
 
-_SHARED_BEGINNING = 0.45
-
-
 def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:
     """ctuit beside tuit17 and tuit18: one letter before a beginning two other names share is a change made to them
     (c for change), not a word of its own, so 'the college tuition' spells it only by chance: as weak as the family's
     beginning, unless a change is asked for."""
-    if asked(TRANSFORMS[1], text):
+    if asked(GROWTH, text):
         return
     for column in columns:
         rest = column.name.lower()[1:]
@@ -1219,7 +1220,7 @@ def _numbered_first(text: str, names: list[str], columns: list[str]) -> list[str
     numbered = [c for c in columns if any(re.search(rf"(?<!\d){n}(?!\d)", c) for n in numbers)]
     if not numbered:
         return names
-    if asked(TRANSFORMS[1], text):
+    if asked(GROWTH, text):
         numbered.sort(key=lambda c: not re.match(r"[gd][a-z]{2,}", c.lower()))
     return numbered + [n for n in names if n not in numbered]
 

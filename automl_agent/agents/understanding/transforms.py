@@ -37,7 +37,7 @@ TRANSFORMS = (
               r"(?:in|as)\s+(?:a\s+|the\s+)?(?:standard\s+deviations?|standard\s+units|z[- ]?scores?|"
               r"standardi[sz]ed\s+(?:form|units|scale))"),
 )
-LOG = TRANSFORMS[0]
+LOG, GROWTH, STANDARDIZED = TRANSFORMS
 
 
 def transform_of(name: str, plain: str) -> Transform | None:
