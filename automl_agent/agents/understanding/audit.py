@@ -134,19 +134,17 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
     time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
                  or re.search(r"(?i)year|month|day|date|time|hour|week|quarter", c.name)}
     mentions: list[Mention] = []
-    for name, at in sorted(_named_columns(text, profile), key=lambda x: x[1]):
+    named = sorted(_named_columns(text, profile), key=lambda x: x[1])
+    literal = {name for name, _ in named}
+    for name, at in [*named, *((n, a) for n, a in _coined_names(text, profile) if n not in literal)]:
         if any(m.words == name for m in mentions):
             continue
         placed = _placement(name, spec, time_like)
         if placed == _EVERY_COLUMN and _set_aside_near(text, at, name):
             placed = None  # 'Also lsalary useless, it is same as target': said to be set aside, fed in all the same
+        elif name not in literal:
+            continue  # a name no dictionary holds counts only where it is set aside in words the readers did not take
         mentions.append(Mention(words=name, kind="column", placed_as=placed))
-    for name, at in _coined_names(text, profile):
-        # ('Also lsalary useless': a name no dictionary holds, written as it stands, then set aside in words the readers
-        # did not take)
-        if not any(m.words == name for m in mentions) and _placement(name, spec, time_like) == _EVERY_COLUMN \
-                and _set_aside_near(text, at, name):
-            mentions.append(Mention(words=name, kind="column", placed_as=None))
     problem = spec.problem
     from ..constraints import MAGNITUDE, data_unit, in_data_unit, stated_bounds
 
