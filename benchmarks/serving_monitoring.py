@@ -61,6 +61,13 @@ def _rude_process(url: str, body: bytes, stop_at: float, out: multiprocessing.Qu
     out.put(asyncio.run(_rude(url, body, stop_at)))
 
 
+def _abandoned(metrics: str) -> int | None:
+    """Requests the service dropped because their client hung up (None: a service without the counter)."""
+    values = [float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+              if line.startswith("automl_agent_abandoned_requests_total")]
+    return int(sum(values)) if values else None
+
+
 def _train(workdir: Path, env: dict, scratch: Path) -> dict:
     kept = scratch / "churn.run.json"
     if kept.exists():
@@ -140,13 +147,15 @@ def main() -> int:
                               max_requests=10**8)
                 rude.join(60)
                 after = httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": rows[:3]}, timeout=30)
+                abandoned = _abandoned(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=30).text)
             finally:
                 burner.join(60)
                 _stop(server)
             log_bytes = sum(p.stat().st_size for p in logs.rglob("served-*"))
             result["soak"] = {"minutes": args.soak_minutes, "report": soak.model_dump(),
                               "rude_client": queue.get(timeout=5) if not queue.empty() else {},
-                              "answers_after": after.status_code, "log_mb": round(log_bytes / 2**20, 2),
+                              "answers_after": after.status_code, "abandoned": abandoned,
+                              "log_mb": round(log_bytes / 2**20, 2),
                               "log_files": len(list(logs.rglob("served-*")))}
             print(f"soak: {soak.requests} requests, errors {soak.errors} {soak.status_counts}, p99 {soak.p99_ms:.0f} "
                   f"ms; rude client {result['soak']['rude_client']}; log {result['soak']['log_mb']} MB", flush=True)
@@ -191,7 +200,9 @@ def _write(result: dict, out: str) -> None:
               f"- Latency: p50 {r['p50_ms']:.0f} ms, p90 {r['p90_ms']:.0f} ms, **p99 {r['p99_ms']:.0f} ms**, max "
               f"{r['max_ms']:.0f} ms; {r['requests_per_s']:.0f} req/s.",
               f"- A rude client sent 1,000-record requests and hung up after 20 ms, "
-              f"{s['rude_client'].get('hung_up', '?')} times; a request after the soak got {s['answers_after']}.",
+              f"{s['rude_client'].get('hung_up', '?')} times; the service dropped "
+              f"{s.get('abandoned') if s.get('abandoned') is not None else 'an uncounted number of'} of them unanswered; "
+              f"a request after the soak got {s['answers_after']}.",
               f"- The log: {s['log_mb']} MB in {s['log_files']} files (cap: 20 MB per server process, in 3 rotated "
               "files).", "",
               "## The monitor on the soak's traffic", "",

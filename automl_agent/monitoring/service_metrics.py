@@ -38,6 +38,14 @@ def _once(kind, name: str, *args, **kwargs):
     return _CREATED[name]
 
 
+def count_abandoned_request() -> None:
+    """One more request whose client hung up before its answer (see automl_agent.serving.disconnect)."""
+    from prometheus_client import Counter  # created on first use, after BentoML has set its multiprocess folder
+
+    _once(Counter, "automl_agent_abandoned_requests", "Requests whose client hung up before the answer; "
+                                                      "their records left the batch queue if still waiting").inc()
+
+
 class PredictionMetrics:
     def __init__(self, schema: dict[str, Any], reference: Path | None = None):
         from prometheus_client import Counter, Histogram  # BentoML sets the multiprocess folder before this runs

@@ -2,6 +2,7 @@
 by one call of the model. Idle, a request goes straight through (no waiting window); under load, batches grow with
 the queue, up to a cap. Each request is checked on its own before it joins a batch, so one bad request never fails
 the others, and a batch the model refuses is retried request by request so the error reaches only its sender.
+A request whose sender hung up while it waited (its future cancelled, see serving.disconnect) is never predicted.
 
 Why not BentoML's `batchable=True`: its batched API returns one list for the concatenated inputs, so the response
 could not keep its shape ({"predictions", "task", "model"}) and validation would run on the whole batch."""
@@ -44,11 +45,14 @@ class AdaptiveBatcher:
     async def _drain(self) -> None:
         assert self._queue is not None
         while True:
-            batch = [await self._queue.get()]
-            size = len(batch[0].records)
-            while size < self._max and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-                size += len(batch[-1].records)
+            batch: list[_Pending] = []
+            size = 0
+            while not batch or (size < self._max and not self._queue.empty()):
+                pending = self._queue.get_nowait() if batch else await self._queue.get()
+                if pending.future.done():  # cancelled: its sender hung up while it waited
+                    continue
+                batch.append(pending)
+                size += len(pending.records)
             self.batches += 1
             self.requests += len(batch)
             try:

@@ -2,7 +2,8 @@
 
 Each request is checked on its own (a 400 that says what is wrong), then joins an adaptive batch: requests that
 arrive while the model is busy are answered by one call of the model. The request size is bounded and an API key
-can be required (AUTOML_AGENT_API_KEY); see automl_agent.serving.middleware."""
+can be required (AUTOML_AGENT_API_KEY); see automl_agent.serving.middleware. A request whose client hangs up
+leaves the batch queue (automl_agent.serving.disconnect)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from starlette.responses import Response
 
 from automl_agent.config import current_settings
 from automl_agent.serving.batching import AdaptiveBatcher
+from automl_agent.serving.disconnect import StopWhenClientLeaves
 from automl_agent.serving.middleware import RequestGuard
 from automl_agent.serving.payload import PayloadError, check_records, records_frame
 from automl_agent.trainkit.graph_model import UnknownNodeError
@@ -72,3 +74,4 @@ class DeliveredModel:
 
 
 DeliveredModel.add_asgi_middleware(RequestGuard)
+DeliveredModel.add_asgi_middleware(StopWhenClientLeaves)
