@@ -14,9 +14,9 @@ from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .transforms import LOG, transform_of
-from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, compounds_spelt, expand_shorthand, run_of_beginnings,
-                    letter_before_word, name_parts, normalise, short_form_at_end, shortens, skeleton_at_end, split_name, tokens,
-                    word_or_stem_inside_a_code)
+from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, acronym_families, compounds_spelt, expand_shorthand,
+                    letter_before_word, name_parts, normalise, run_of_beginnings, short_form_at_end, shortens,
+                    skeleton_at_end, split_name, spelt_acronym, tokens, word_or_stem_inside_a_code)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -126,7 +126,10 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
     noise word ('pages, subs and field' with a column called field)."""
     items = []
     chunk = re.sub(r"\s+or\s+not\b", "", chunk)  # 'urban or not' is the urban item, asked as a yes or no
+    # 'the change between 71 and 82': the two ends of a span are one item
+    chunk = re.sub(r"\b(between\s+(?:the\s+)?[\w.'-]+)\s+and\s+(?=[\w.'-])", "\\1\x01", chunk)
     for piece in re.split(_ITEM_SPLIT, chunk):
+        piece = piece.replace("\x01", " and ")
         if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
                     r"should)|since|because)\b", piece):
             continue  # 'the logged pay variable, which is just the answer rewritten, and ...': an aside on the item before
@@ -350,7 +353,10 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
               head_unsaid[::-1] if len(head_unsaid) == 2 else [], _head_unsaid(owner_first))
     # 'the education of husband' is husEd, its words' beginnings run together the other way round, before ethn, whose
     # letters the words hold only scattered
-    by_beginnings = {c.name for words in orders if len(words) > 1 for c in columns if run_of_beginnings(c.name, words)}
+    # (two letters the other way round are only chance: 'batting average' is no AB, the at-bats)
+    turned = [words for words in (orders[1], orders[3]) if words]
+    by_beginnings = {c.name for words in orders if len(words) > 1 for c in columns if run_of_beginnings(c.name, words)
+                     and not (words in turned and len(c.name) <= 2)}
     if len(by_beginnings) == 1:
         return list(by_beginnings), False
     numbered = _numbered_name(bare, content, columns)
@@ -368,7 +374,7 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             # ('the attendance percent' is atndrte, the attendance rate, before attend, which drops a word)
             return list(by_synonym), False
         spelled = [c.name for c in columns if (len(words) > 1 or words == head_unsaid)
-                   and abbreviates_phrase(c.name, words)]
+                   and abbreviates_phrase(c.name, words) and not (words in turned and len(c.name) <= 2)]
         # ('the number of baths' is baths, not nbh: a word that is a column's whole name is that column, unless the name
         # spelled ends with it, as 'log price' spells lprice; only the phrase's head: 'the school's gender' is schgend)
         whole = {w for w in words[-1:] if w in names and names[w] != spelled[0] and not spelled[0].lower().endswith(w)} \
@@ -518,6 +524,12 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             found += [n for n in names if n not in found]
         elif names:
             unresolved.append(f"'{item}' (could be {describe(names, 'or')})")
+        elif (family := _acronym_family(item, columns)) and family[1]:
+            found += [n for n in family[0] if n not in found]
+        elif family:
+            unresolved.append(f"'{item}' (could be {describe(family[0], 'or')})")
+        elif (reworded := _reworded(item, columns)):
+            found += [n for n in reworded if n not in found]
         else:
             near = sorted(_scores(item, columns).items(), key=lambda kv: -kv[1])[:3]
             hint = f" (nearest: {describe([n for n, _ in near], 'or')})" if near else ""
@@ -528,6 +540,50 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     if found and counts:
         unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
+
+
+def _acronym_family(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool] | None:
+    """'both antral follicle counts' with LowAFC and MeanAFC: words spelling an acronym that several names end in.
+    Said of all of them ('both', 'all', 'the two', a plural) they are a group; a single one said is any of them."""
+    words = [t.text for t in tokens(item)]
+    for acronym, family in acronym_families([c.name for c in columns]).items():
+        for i in range(len(words) - len(acronym) + 1):
+            run = words[i:i + len(acronym)]
+            if spelt_acronym(run, acronym):
+                before = " ".join(words[:i])
+                many = bool(re.search(rf"\b(?:both|all|the {len(family)}|{len(family)})$", before)) \
+                    or (run[-1].endswith("s") and not run[-1].endswith("ss"))
+                return family, many
+    return None
+
+
+# adjectives a Romance language writes after its noun ('la FSH maximale' read as 'the FSH maximum')
+_AFTER_THE_NOUN = r"maximum|minimum|max|min|mean|average|total|peak|median"
+
+
+def _reworded(item: str, columns: list[ColumnProfile]) -> list[str]:
+    """An item that names no column as written, read once more in plainer words: without a participle after the noun
+    that only describes it ('the number of eggs collected', 'the dose given'), and with an adjective written after its
+    noun put before it ('the FSH maximum'). Only a single column so found counts."""
+    names = {c.name.lower() for c in columns}
+    forms = []
+    described = re.fullmatch(r"(.*\w)\s+(?:[a-z]{3,}ed|given|taken|drawn|seen|done|known|grown|written|made|held|kept|"
+                             r"paid|spent|sold|bought)", item)
+    if described and described.group(0).split()[-1] not in names:
+        forms.append(described.group(1))
+    after = re.fullmatch(rf"(?:(the|its|their)\s+)?(.*\w)\s+({_AFTER_THE_NOUN})", item)
+    for form in forms:
+        found, group = _columns_for(form, columns)
+        if len(found) == 1 and not group:
+            return found
+    if after:
+        # (the column found must be the noun's own, or hold the adjective: 'batting average' turned round spells no AB)
+        found, group = _columns_for(" ".join(p for p in (after.group(1), after.group(3), after.group(2)) if p), columns)
+        kind = after.group(3)[:3]
+        if len(found) == 1 and not group and (_columns_for(after.group(2), columns)[0] == found
+                                               or kind in found[0].lower()):
+            return found
+    return []
 
 
 def _compound_spelt(item: str, columns: list[ColumnProfile], names: list[str], group: bool) -> tuple[list[str], bool]:
@@ -881,7 +937,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         named, unresolved = _resolve(chunk, profile, target)
         found.columns += [(n, clause.strip(" ,")) for n in named if (n, clause.strip(" ,")) not in found.columns]
         said_here = {name for name, said_in in found.columns if said_in == clause.strip(" ,")}
-        unresolved = [u for u in unresolved if not said_here & set(_nearest(u))]  # 'the class of the car', class out
+        unresolved = [u for u in unresolved if not _said_beside(u, said_here)]
         found.unresolved += [u for u in unresolved if not re.search(_NOT_ITEMS, u.split("(")[0])
                              and not (target and target.lower() in u.split("(")[0].lower())
                              and u not in found.unresolved]
@@ -899,6 +955,19 @@ def _without_colon_reason(span: str) -> str:
             r"\b(?:adds?|sums?|totals?|makes?)\s+up\b|\b(?:sums?|adds?)\s+to\b|\b(?:leaks?|gives?\s+away|reveals?)\b", said)):
         return head  # ('...: they add up to one', '...: the fractions add up to one')
     return span
+
+
+def _said_beside(unresolved: str, said_here: set[str]) -> bool:
+    """'the class of the car' with class said beside it in the same clause is that column: a column said there is
+    among the item's nearest and its name holds the item's head word (before 'of'), or it is the only one near. 'the
+    detail of the force action', near force_type_action and force_type, is no force_type: its head is not in it."""
+    item = re.match(r"'([^']*)'", unresolved)
+    head = item.group(1).split(" of ")[0] if item else ""
+    words = {t.text for t in tokens(head)} | {t.stem for t in tokens(head)}
+    nearest = _nearest(unresolved)
+    # (or the column said is the only one near: 'the count of children still alive' beside children)
+    return (len(nearest) == 1 and nearest[0] in said_here) or any(
+        words & set(split_name(name)) for name in said_here & set(nearest))
 
 
 def _nearest(unresolved: str) -> list[str]:
@@ -1021,9 +1090,14 @@ def _a_reason_said(inside: str, profile: DataProfile, target: str | None = None)
     would leak'), or a noun said with 'a' ('a route code, not a real feature'); '(trunk diameter, spread and needle
     length)' lists; '(same thing)' says what the item is. A sentence that gives a reason may name a column itself:
     '(the final counts towards it, so it leaks)'."""
-    reason = re.search(r"\b(?:because|since|so|leaks?|leaking|leakage|cheat\w*|gives? (?:it|the answer) away)\b", inside)
+    # ('the salary itself, of which lwage is only the log': one column made from the other is the reason too)
+    reason = re.search(r"\b(?:because|since|so|leaks?|leaking|leakage|cheat\w*|gives? (?:it|the answer) away|"
+                       r"derived|computed|calculated|(?:just|only|merely) (?:the|a|its) (?:log|logarithm|square|copy|"
+                       r"transform\w*|rescal\w*|version))\b", inside)
     return (reason is not None or not [n for n in _names_in(inside.lower(), profile) if n != target]) and re.search(
         rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b|^\s*(?:a|an)\s|\bnot\s+(?:a|an|really)\b|"
+        # ('only known once the mailing comes back': when it is known is why it stays out)
+        r"^\s*(?:only\s+)?known\b|"
         r"^\s*(?:the\s+)?same\s+(?:thing|as\b)|^\s*(?:a\s+)?(?:duplicate|copy|redundant|identical)\b", inside) is not None
 
 

@@ -111,7 +111,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "toutes les autres colonnes": "all the other columns", "toutes les colonnes": "all columns",
         "à partir des": "from the", "à partir du": "from the", "à partir de la": "from the", "à partir de": "from",
         "en fonction du": "from the", "en fonction de": "from", "d'après les": "using only the", "d'après": "based on",
-        "uniquement": "only", "seulement": "only", "sauf": "except", "excepté": "except", "hormis": "except",
+        "uniquement": "only", "seulement": "only", "exclusivement": "only", "sauf": "except", "excepté": "except", "hormis": "except",
         "à l'exception de": "except", "sans": "without", "ne pas utiliser": "do not use",
         "n'utilisez pas": "do not use", "n'utilise pas": "do not use", "n'utilise ni": "do not use",
         "n'utilisez ni": "do not use", "ni": "nor", "non supervisé": "unsupervised", "regroupe": "cluster",
@@ -122,6 +122,19 @@ _LEXICON: dict[str, dict[str, str]] = {
         "en dessous de": "below", "au-dessus de": "above", "d'au moins": "of at least", "au moins": "at least",
         "au minimum": "at least", "au plus": "at most", "au maximum": "at most", "pas plus de": "no more than",
         "exactitude": "accuracy", "justesse": "accuracy", "précision": "precision", "rappel": "recall",
+        # measures described by their adjectives ('le plus petit comptage', 'la FSH maximale', 'le pic')
+        "le plus petit": "the lowest", "la plus petite": "the lowest", "plus petit": "lowest", "plus petite": "lowest",
+        "le plus bas": "the lowest", "la plus basse": "the lowest", "moyen": "mean", "moyens": "mean",
+        "comptage": "count", "maximale": "maximum", "maximal": "maximum", "minimale": "minimum", "minimal": "minimum",
+        "pic": "peak", "recueillis": "collected", "recueillies": "collected", "obtenus": "obtained", "effectuées": "made", "effectués": "made", "enregistrées": "recorded",
+        "enregistrés": "recorded",
+        "obtenues": "obtained",
+        "lui-même": "itself", "elle-même": "itself", "eux-mêmes": "themselves", "dont": "of which",
+        "n'est que": "is only", "ne sont que": "are only", "peuvent servir": "may serve", "peut servir": "may serve",
+        "à prédire": "to predict",
+        "faire plus de": "be more than", "fasse plus de": "be more than", "faire moins de": "be less than",
+        "fasse moins de": "be less than", "peser plus de": "weigh more than", "pèse plus de": "weighs more than",
+        "peser moins de": "weigh less than", "pèse moins de": "weighs less than",
         "ne doit pas dépasser": "of at most", "ne doit pas excéder": "of at most", "dépasser": "exceed",
         "l'entraînement": "the training", "entraînement": "training", "l'apprentissage": "the training",
         # a share of right answers ('au moins 40 % de bonnes réponses')
@@ -319,6 +332,14 @@ _ONLY_VERB_LAST = {"de": (r"\b(?:nur|ausschließlich|lediglich)\s+([^.;!?]{1,120
                           r"using only \1")}
 
 
+# 'à partir uniquement de', 'a partir únicamente de': an 'only' inside a compound preposition limits what follows it;
+# moved before the preposition, the phrase reads whole ('only from')
+_ONLY_INSIDE = {
+    "fr": (r"\b(à partir|en fonction|à l'aide)\s+"
+           r"(uniquement|seulement|exclusivement)\b", r"\2 \1"),
+    "es": (r"\b(a partir|en función|con base|en base|a base)\s+(únicamente|solamente|sólo|solo|"
+           r"exclusivamente)\b", r"\2 \1"),
+}
 _DATA_WORDS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "data_words.json"
 # German separable verbs: 'Sag das Gehalt vorher' is 'predict the salary'
 _SEPARABLE = {"de": (r"\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvoraus\b|\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvorher\b",
@@ -373,6 +394,8 @@ def _translate(text: str, lang: str) -> str:
         text = re.sub(*_ONLY_VERB_LAST[lang], text, flags=re.IGNORECASE)
     if lang in _SEPARABLE:
         text = re.sub(*_SEPARABLE[lang], text, flags=re.IGNORECASE)
+    if lang in _ONLY_INSIDE:
+        text = re.sub(*_ONLY_INSIDE[lang], text, flags=re.IGNORECASE)
     words = _data_words()[lang]
     if lang == "de":  # compounds first, while their parts are still whole words
         text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",

@@ -26,9 +26,10 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .transforms import GROWTH, asked, asked_at, transform_of
-from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, base_form,
+from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, acronym_families, base_form,
                     compact, compounds_spelt, english_vocabulary, expand_shorthand, name_parts, run_of_beginnings,
-                    short_form_at_end, shortens, stem, said_or_stem, tokens, word_ending_a_code, word_inside_a_code)
+                    short_form_at_end, shortens, spelt_acronym, stem, said_or_stem, tokens, word_ending_a_code,
+                    word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
@@ -246,6 +247,10 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
                      r"opened|created|ordered|reserved|posted|authored|run|operated|fixed|set|determined|decided|"
                      r"negotiated|agreed|covered|governed|regulated)\s+by\s*$", text[:a]):
             continue  # 'the bookings made by returning guests': who made them describes the rows, it is no input
+        if re.search(r"\bwhether\b[^.;?!,]*\b(?:was|were|is|are|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+ed\s+by\s*$",
+                     text[:a]):
+            target.append((a, b))  # 'whether a response was started by a 911 call': the passive's doer is asked about
+            continue
         if re.search(r"\b(?:classif\w*|categori[sz]\w*|label\w*|sort\w*|tag\w*)\b[^.;,]*\bby\s*$", text[:a]):
             target.append((a, b))  # 'classify iris flowers by species': the classes, not an input
             continue
@@ -776,7 +781,8 @@ def _ranked(evidence: list[_Evidence]) -> list[_Evidence]:
 
 
 def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> str:
-    if re.search(r"(?<![\w.])\d[\d.,]*\s*-?\s*$", text[max(0, e.start - 14):e.start]) and not re.search(
+    value = re.search(r"(?<![\w.])(\d[\d.,]*)\s*-?\s*$", text[max(0, e.start - 14):e.start])
+    if value and value.group(1).rstrip(".,") not in e.column and not re.search(
             r"\d\s*(?:,\s*\d+\s*)*,?\s*(?:or|and|vs\.?|versus)\s+\d+\s*-?\s*$", text[max(0, e.start - 30):e.start]):
         # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for; 'a 4, 6 or 8 cylinder engine'
         # names the classes asked about
@@ -912,6 +918,26 @@ def _shared_beginnings(said_of: dict[str, list[_Evidence]], columns: list[Column
             said_of[numbered[0]].append(_Evidence(numbered[0], 0.8, "words", t.text, t.start, t.end))
 
 
+def _shared_acronym(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], toks: list[Token]) -> None:
+    """'the antral follicle count' with LowAFC and MeanAFC: words that spell an acronym several names end in say whose
+    the column is, not which; weak evidence for each alike, so a qualifier said ('the mean ...') decides and without
+    one the run asks."""
+    for acronym, family in acronym_families([c.name for c in columns]).items():
+        for i in range(len(toks) - len(acronym) + 1):
+            run = toks[i:i + len(acronym)]
+            if not spelt_acronym([t.text for t in run], acronym):
+                continue
+            before = toks[i - 1] if i > 0 else None
+            for name in family:
+                qualifier = name[:-len(acronym)].lower()
+                if before is not None and before.text.startswith(qualifier):  # 'the mean ...' MeanPEF, 'lowest' Low
+                    said_of[name].append(_Evidence(name, 0.8, "words", f"{before.text} {' '.join(t.text for t in run)}",
+                                                   before.start, run[-1].end))
+                elif not any(e.start <= run[0].start and run[-1].end <= e.end for e in said_of[name]):
+                    said_of[name].append(_Evidence(name, _SHARED_BEGINNING, "words", " ".join(t.text for t in run),
+                                                   run[0].start, run[-1].end))
+
+
 def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:
     """ctuit beside tuit17 and tuit18: one letter before a beginning two other names share is a change made to them
     (c for change), not a word of its own, so 'the college tuition' spells it only by chance: as weak as the family's
@@ -1033,6 +1059,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                          if not any(x <= e.start and e.end <= y and name != spelt for x, y, spelt in compounds)]
     _changed_forms_said(said_of, columns, text)
     _shared_beginnings(said_of, columns, toks, text)
+    _shared_acronym(said_of, columns, toks)
     _letter_before_a_family(said_of, columns, text)
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)

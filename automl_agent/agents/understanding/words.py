@@ -243,6 +243,22 @@ def _continues(previous: str, word: str) -> bool:
 _SHORT_FORMS = {"number": ("no", "nr"), "numbers": ("no", "nr")}
 
 
+def acronym_families(names: list[str]) -> dict[str, list[str]]:
+    """'afc' -> [LowAFC, MeanAFC]: an acronym written in capitals at the end of two or more names, after a qualifier
+    each, so words that spell the acronym say whose the column is (the antral follicle count), not which."""
+    families: dict[str, list[str]] = {}
+    for name in names:
+        m = re.fullmatch(r"([A-Za-z]*[a-z])([A-Z]{3,5})", name)
+        if m:
+            families.setdefault(m.group(2).lower(), []).append(name)
+    return {acronym: family for acronym, family in families.items() if len(family) >= 2}
+
+
+def spelt_acronym(words: list[str], acronym: str) -> bool:
+    """'antral follicle count(s)' spells afc: one word per letter, each at least three letters long."""
+    return len(words) == len(acronym) and all(len(w) >= 3 and w[0] == a for w, a in zip(words, acronym))
+
+
 def abbreviates_phrase(name: str, words: list[str]) -> bool:
     """'Bwt' abbreviates 'body weight', 'Hwt' 'heart weight', 'CPI' 'consumer price index', 'lvrat' 'loan value
     ratio': every word gives the name its first letter and maybe more of its letters, in order, and nothing of the
