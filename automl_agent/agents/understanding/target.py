@@ -26,10 +26,10 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .transforms import GROWTH, asked, asked_at, transform_of
-from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid, acronym_families, base_form,
-                    compact, compounds_spelt, english_vocabulary, expand_shorthand, name_parts, run_of_beginnings,
-                    short_form_at_end, shortens, spelt_acronym, stem, said_or_stem, tokens, word_ending_a_code,
-                    word_inside_a_code)
+from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid,
+                    acronym_families, base_form, compact, compounds_spelt, english_vocabulary, expand_shorthand,
+                    name_parts, run_of_beginnings, short_form_at_end, shortens, spelt_acronym, stem, said_or_stem,
+                    tokens, word_ending_a_code, word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
 VALUE_NOISE = {"yes", "no", "true", "false", "y", "n", "none", "other", "nan", "null", "0", "1", "unknown", "na"}
