@@ -98,13 +98,33 @@ def time_step(frame: pd.DataFrame, columns: list[ColumnProfile]) -> float | None
     """The median gap between the distinct times of the first time column, in seconds; None without one."""
     column = next((c.name for c in columns if c.kind == "datetime"), None)
     if column is None:
-        return None
+        return _step_of_a_year_column(frame, columns)
     times = as_times(frame[column]).dropna().drop_duplicates().sort_values()
-    if not pd.api.types.is_datetime64_any_dtype(times):
-        return None  # step numbers: how long a step lasts is not known
+    if not pd.api.types.is_datetime64_any_dtype(times):  # step numbers ('t'): how long a step lasts is not known,
+        return _step_of_a_year_column(frame, columns)  # unless a year column says it
     gaps = times.diff().dropna()
     gaps = gaps[gaps > pd.Timedelta(0)]
     return float(gaps.median().total_seconds()) if len(gaps) else None
+
+
+_STEPS_PER_YEAR = {12: 2629746.0, 4: 7889238.0, 52: 604800.0}
+
+
+def _step_of_a_year_column(frame: pd.DataFrame, columns: list[ColumnProfile]) -> float | None:
+    """A series kept without dates, with a year column (traffic2: year, month dummies, a trend): rows in year order,
+    every whole year 12 rows long, are months (4 quarters, 52 weeks); anything else says no step."""
+    for c in columns:
+        if c.kind != "numeric" or c.name.lower() not in {"year", "yr", "years"}:
+            continue
+        years = pd.to_numeric(frame[c.name], errors="coerce")
+        if years.isna().any() or not years.is_monotonic_increasing or not years.between(1000, 3000).all():
+            continue
+        runs = years.groupby(years).size().tolist()
+        whole = runs[1:-1] or runs
+        if len(runs) >= 2 and len(set(whole)) == 1 and whole[0] in _STEPS_PER_YEAR \
+                and all(r <= whole[0] for r in (runs[0], runs[-1])):
+            return _STEPS_PER_YEAR[whole[0]]
+    return None
 
 
 def target_candidates(columns: list[ColumnProfile], n_rows: int) -> list[str]:

@@ -109,3 +109,54 @@ def test_an_item_nearest_another_column_than_the_one_said_beside_it_asks(dispatc
     got = _read(dispatch, "Predict whether a dispatch was started by a 112 call. Don't use what happened on site: "
                           "the kind of force, the particulars of the force action and whether the subject was injured.")
     assert got["outcome"] == "ask" and "force_kind_detail" in got["message"], got
+
+
+# ---- from the end batch holdout49, on tables of their own (a ferry's monthly passengers kept without dates, a
+# cricket club's players)
+
+
+@pytest.fixture(scope="module")
+def ferry(tmp_path_factory):
+    """A monthly series kept without dates: a year column (12 rows each), month dummies and a trend."""
+    rng = np.random.default_rng(49)
+    n = 96
+    frame = pd.DataFrame({"year": np.repeat(np.arange(1990, 1998), 12), "t": np.arange(1, n + 1)})
+    for k, month in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]):
+        frame[month] = (np.arange(n) % 12 == k).astype(int)
+    frame["passengers"] = (1000 + 5 * frame.t + 200 * frame.jul + rng.normal(0, 30, n)).round(0)
+    frame["lpassengers"] = np.log(frame.passengers).round(4)
+    return saved(tmp_path_factory, "ferry_monthly", frame)
+
+
+def test_a_year_column_of_twelve_rows_each_makes_a_quarter_three_steps(ferry):
+    got = _read(ferry, "need the passengers for next quarter for the board deck")
+    assert (got["outcome"], got["target"], got["horizon"]) == ("ok", "passengers", 3), got
+
+
+def test_a_german_size_limit_with_its_verb_last(ferry):
+    got = _read(ferry, "Bitte eine Prognose von passengers für die nächsten sechs Monate. Das Modell muss kleiner als "
+                       "10 MB sein.")
+    assert got["outcome"] == "ok" and got["constraints"] == ["model_size_mb < 10"], got
+
+
+@pytest.fixture(scope="module")
+def cricket(tmp_path_factory):
+    rng = np.random.default_rng(50)
+    n = 200
+    runs = rng.integers(100, 3000, n)
+    return saved(tmp_path_factory, "cricket_players", pd.DataFrame({
+        "years": rng.integers(1, 15, n), "runs": runs, "hruns": rng.integers(0, 40, n),
+        "runsyr": (runs / 5).round(1), "wickets": rng.integers(0, 90, n), "salary": rng.integers(20, 900, n) * 1000,
+        "lsalary": rng.normal(12, 1, n).round(3), "clubpop": rng.integers(1000, 90000, n),
+        "clubinc": rng.integers(20, 90, n) * 1000}))
+
+
+def test_a_word_said_before_a_name_of_its_own_spells_the_longer_name(cricket):
+    got = _read(cricket, "Could you build a regression model that predicts a player's home runs from the rest?")
+    assert (got["outcome"], got["target"]) == ("ok", "hruns"), got
+
+
+@pytest.mark.parametrize("aside", ["", " (it is the log of salary)", " (its just the log of salary)"])
+def test_a_name_said_before_a_lists_heading_is_left_out_too(cricket, aside):
+    got = _read(cricket, f"Predict salary. Leave out lsalary{aside} and the club columns: clubpop and clubinc.")
+    assert got["outcome"] == "ok" and got["excluded"] == ["clubinc", "clubpop", "lsalary"], got

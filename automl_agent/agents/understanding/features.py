@@ -699,6 +699,10 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             if re.match(_NOT_COLUMNS, text[m.end():]) or re.search(_CELL_FILTER, text[a:b]):
                 continue
             named = _resolve(text[a:b], profile, target)[0]
+            # ('leave out lsalary and the city columns: whitepop, ...': a name said before the list's heading is one
+            # of them too)
+            if re.search(rf"\b(?:{COLUMN_NOUNS}|ones|stuff|things)\s*:\s*$", text[m.end():a]):
+                named += [n for n in _names_in(text[m.end():a], profile) if n not in named and n != target]
             listed_out += [m.start()] if named else []
             _exclude(choice, named, said[m.start():b].strip())
     unreferred = []  # 'so they cannot be inputs' where 'they' names no column: asked about, not dropped
@@ -1096,8 +1100,9 @@ def _a_reason_said(inside: str, profile: DataProfile, target: str | None = None)
                        r"transform\w*|rescal\w*|version))\b", inside)
     return (reason is not None or not [n for n in _names_in(inside.lower(), profile) if n != target]) and re.search(
         rf"{_VERB_OF_A_CLAUSE}|'s\b|\b(?:because|since|we|they|it|i)\b|^\s*(?:a|an)\s|\bnot\s+(?:a|an|really)\b|"
-        # ('only known once the mailing comes back': when it is known is why it stays out)
-        r"^\s*(?:only\s+)?known\b|"
+        # ('only known once the mailing comes back': when it is known is why it stays out; "its just the log of
+        # salary", its verb left out)
+        r"^\s*(?:only\s+)?known\b|\b(?:just|only|merely)\s+(?:the|a|its)\s+(?:log|logarithm|square|copy)\b|"
         r"^\s*(?:the\s+)?same\s+(?:thing|as\b)|^\s*(?:a\s+)?(?:duplicate|copy|redundant|identical)\b", inside) is not None
 
 

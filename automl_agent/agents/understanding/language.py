@@ -187,6 +187,10 @@ _LEXICON: dict[str, dict[str, str]] = {
         "nur mit": "using only", "auf basis der": "from the", "auf basis von": "from", "basierend auf": "based on",
         "als merkmale": "as features", "merkmale": "features", "nur": "only", "verwenden": "use", "benutzen": "use",
         "mindestens": "at least", "höchstens": "at most", "maximal": "at most", "weniger als": "less than",
+        # a size said with its verb last ('das Modell muss kleiner als 10 MB sein')
+        "kleiner als": "smaller than", "größer als": "larger than", "muss": "must", "müssen": "must",
+        "das modell": "the model", "modell": "model", "mb sein": "mb", "gb sein": "gb", "kb sein": "kb",
+        "mb groß sein": "mb", "gb groß sein": "gb",
         "mehr als": "more than", "unter": "under", "über": "above", "unterhalb von": "below",
         "genauigkeit": "accuracy", "trefferquote": "accuracy", "präzision": "precision", "sensitivität": "recall",
         "mittlere absolute fehler": "mean absolute error", "mittlerer absoluter fehler": "mean absolute error",

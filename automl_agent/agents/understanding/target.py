@@ -946,8 +946,10 @@ def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[C
         return
     for column in columns:
         rest = column.name.lower()[1:]
+        # (a family of dated or qualified forms; where the rest is a name of its own, as runs beside hruns, the letter
+        # is a word said before it: 'home runs')
         family = [o for o in columns if o is not column and o.name.lower().startswith(rest)]
-        if len(rest) < 3 or len(family) < 2:
+        if len(rest) < 3 or len(family) < 2 or any(o.name.lower() == rest for o in family):
             continue
         for e in said_of[column.name]:
             if e.how == "words" and " " in e.words:
