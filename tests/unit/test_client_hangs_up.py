@@ -7,6 +7,7 @@ import json
 import socket
 import threading
 import time
+from contextlib import contextmanager
 
 import httpx
 import uvicorn
@@ -66,6 +67,22 @@ def _wait_for(condition, seconds: float = 10.0) -> bool:
     return False
 
 
+@contextmanager
+def _served(app):
+    """A real uvicorn server on 127.0.0.1 for the block; stopped, and its thread joined, after it."""
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        assert _wait_for(lambda: server.started)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    assert not thread.is_alive()
+
+
 def _raw_request(port: int, records: list[dict]) -> socket.socket:
     body = json.dumps({"records": records}).encode()
     client = socket.create_connection(("127.0.0.1", port))
@@ -79,12 +96,7 @@ def test_a_waiting_request_whose_client_hangs_up_is_never_predicted():
     batcher = AdaptiveBatcher(model)
     abandoned: list[int] = []
     app = StopWhenClientLeaves(_app(batcher), on_abandoned=lambda: abandoned.append(1))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        assert _wait_for(lambda: server.started)
+    with _served(app) as port:
         polite: dict = {}
         first = threading.Thread(target=lambda: polite.update(
             answer=httpx.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"x": 1}]}, timeout=30).json()))
@@ -107,11 +119,6 @@ def test_a_waiting_request_whose_client_hangs_up_is_never_predicted():
         assert polite["answer"] == {"predictions": [2]}
         assert later["answer"] == {"predictions": [6]}
         assert model.calls == [[1], [3]]  # the fifty records of the client that left were never predicted
-    finally:
-        model.gate.set()
-        server.should_exit = True
-        thread.join(10)
-    assert not thread.is_alive()
 
 
 def test_a_client_that_stays_gets_its_answer_and_nothing_counts_as_abandoned():
@@ -119,18 +126,10 @@ def test_a_client_that_stays_gets_its_answer_and_nothing_counts_as_abandoned():
     model.gate.set()
     abandoned: list[int] = []
     app = StopWhenClientLeaves(_app(AdaptiveBatcher(model)), on_abandoned=lambda: abandoned.append(1))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        assert _wait_for(lambda: server.started)
+    with _served(app) as port:
         with httpx.Client(timeout=30) as client:  # kept alive: the connection outlives each answer
             answers = [client.post(f"http://127.0.0.1:{port}/predict", json={"records": [{"x": x}]}).json()
                        for x in range(3)]
         assert answers == [{"predictions": [0]}, {"predictions": [2]}, {"predictions": [4]}]
         time.sleep(0.2)
         assert abandoned == []  # closing a connection after its answers is not hanging up on one
-    finally:
-        server.should_exit = True
-        thread.join(10)
