@@ -12,6 +12,7 @@ from typing import Any
 
 from .middleware import Receive, Scope, Send
 
+
 class StopWhenClientLeaves:
     def __init__(self, app, on_abandoned=None):
         self.app = app

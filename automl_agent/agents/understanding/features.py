@@ -14,9 +14,9 @@ from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
 from .transforms import LOG, transform_of
-from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, acronym_families, compounds_spelt, expand_shorthand,
-                    letter_before_word, name_parts, normalise, run_of_beginnings, short_form_at_end, shortens,
-                    skeleton_at_end, split_name, spelt_acronym, tokens, word_or_stem_inside_a_code)
+from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, acronyms_spelt, compounds_spelt,
+                    expand_shorthand, letter_before_word, name_parts, normalise, run_of_beginnings, short_form_at_end,
+                    shortens, skeleton_at_end, split_name, tokens, word_or_stem_inside_a_code)
 
 _EXCLUDE_OPENERS = (
     rf"\b(?:do not|don't|dont|did not|didn't|never|not|shouldn't|should not|must not|mustn't|can't|cannot|won't|"
@@ -546,15 +546,14 @@ def _acronym_family(item: str, columns: list[ColumnProfile]) -> tuple[list[str],
     """'both antral follicle counts' with LowAFC and MeanAFC: words spelling an acronym that several names end in.
     Said of all of them ('both', 'all', 'the two', a plural) they are a group; a single one said is any of them."""
     words = [t.text for t in tokens(item)]
-    for acronym, family in acronym_families([c.name for c in columns]).items():
-        for i in range(len(words) - len(acronym) + 1):
-            run = words[i:i + len(acronym)]
-            if spelt_acronym(run, acronym):
-                before = " ".join(words[:i])
-                many = bool(re.search(rf"\b(?:both|all|the {len(family)}|{len(family)})$", before)) \
-                    or (run[-1].endswith("s") and not run[-1].endswith("ss"))
-                return family, many
-    return None
+    spelt = acronyms_spelt(words, [c.name for c in columns])
+    if not spelt:
+        return None
+    i, length, family = spelt[0]
+    last = words[i + length - 1]
+    many = bool(re.search(rf"\b(?:both|all|the {len(family)}|{len(family)})$", " ".join(words[:i]))) \
+        or (last.endswith("s") and not last.endswith("ss"))
+    return family, many
 
 
 # adjectives a Romance language writes after its noun ('la FSH maximale' read as 'the FSH maximum')

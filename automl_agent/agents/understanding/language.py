@@ -393,14 +393,9 @@ def _translate(text: str, lang: str) -> str:
         # (', die ethnische Zugehörigkeit' is an article and an adjective: German verbs here end in -t or are auxiliaries)
         text = re.sub(r",\s*(?:die|der|das|welche|welcher|welches)\s+(?=(?:[a-zäöüß]+t|sind|haben|werden|können|sollen|"
                       r"müssen|dürfen)\b)", ", which ", text)
-    if lang in _VERB_LAST:
-        text = re.sub(*_VERB_LAST[lang], text, flags=re.IGNORECASE)
-    if lang in _ONLY_VERB_LAST:
-        text = re.sub(*_ONLY_VERB_LAST[lang], text, flags=re.IGNORECASE)
-    if lang in _SEPARABLE:
-        text = re.sub(*_SEPARABLE[lang], text, flags=re.IGNORECASE)
-    if lang in _ONLY_INSIDE:
-        text = re.sub(*_ONLY_INSIDE[lang], text, flags=re.IGNORECASE)
+    for word_order in (_VERB_LAST, _ONLY_VERB_LAST, _SEPARABLE, _ONLY_INSIDE):  # in this order
+        if lang in word_order:
+            text = re.sub(*word_order[lang], text, flags=re.IGNORECASE)
     words = _data_words()[lang]
     if lang == "de":  # compounds first, while their parts are still whole words
         text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",

@@ -27,8 +27,8 @@ from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGAT
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .transforms import GROWTH, asked, asked_at, transform_of
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid,
-                    acronym_families, base_form, compact, compounds_spelt, english_vocabulary, expand_shorthand,
-                    name_parts, run_of_beginnings, short_form_at_end, shortens, spelt_acronym, stem, said_or_stem,
+                    acronyms_spelt, base_form, compact, compounds_spelt, english_vocabulary, expand_shorthand,
+                    name_parts, run_of_beginnings, short_form_at_end, shortens, stem, said_or_stem,
                     tokens, word_ending_a_code, word_inside_a_code)
 
 NOT_TARGETS = {"identifier", "constant", "text", "datetime", "image"}
@@ -922,20 +922,17 @@ def _shared_acronym(said_of: dict[str, list[_Evidence]], columns: list[ColumnPro
     """'the antral follicle count' with LowAFC and MeanAFC: words that spell an acronym several names end in say whose
     the column is, not which; weak evidence for each alike, so a qualifier said ('the mean ...') decides and without
     one the run asks."""
-    for acronym, family in acronym_families([c.name for c in columns]).items():
-        for i in range(len(toks) - len(acronym) + 1):
-            run = toks[i:i + len(acronym)]
-            if not spelt_acronym([t.text for t in run], acronym):
-                continue
-            before = toks[i - 1] if i > 0 else None
-            for name in family:
-                qualifier = name[:-len(acronym)].lower()
-                if before is not None and before.text.startswith(qualifier):  # 'the mean ...' MeanPEF, 'lowest' Low
-                    said_of[name].append(_Evidence(name, 0.8, "words", f"{before.text} {' '.join(t.text for t in run)}",
-                                                   before.start, run[-1].end))
-                elif not any(e.start <= run[0].start and run[-1].end <= e.end for e in said_of[name]):
-                    said_of[name].append(_Evidence(name, _SHARED_BEGINNING, "words", " ".join(t.text for t in run),
-                                                   run[0].start, run[-1].end))
+    for i, length, family in acronyms_spelt([t.text for t in toks], [c.name for c in columns]):
+        run = toks[i:i + length]
+        before = toks[i - 1] if i > 0 else None
+        for name in family:
+            qualifier = name[:-length].lower()
+            if before is not None and before.text.startswith(qualifier):  # 'the mean ...' MeanPEF, 'lowest' Low
+                said_of[name].append(_Evidence(name, 0.8, "words", f"{before.text} {' '.join(t.text for t in run)}",
+                                               before.start, run[-1].end))
+            elif not any(e.start <= run[0].start and run[-1].end <= e.end for e in said_of[name]):
+                said_of[name].append(_Evidence(name, _SHARED_BEGINNING, "words", " ".join(t.text for t in run),
+                                               run[0].start, run[-1].end))
 
 
 def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:

@@ -254,9 +254,16 @@ def acronym_families(names: list[str]) -> dict[str, list[str]]:
     return {acronym: family for acronym, family in families.items() if len(family) >= 2}
 
 
-def spelt_acronym(words: list[str], acronym: str) -> bool:
+def _spelt_acronym(words: list[str], acronym: str) -> bool:
     """'antral follicle count(s)' spells afc: one word per letter, each at least three letters long."""
     return len(words) == len(acronym) and all(len(w) >= 3 and w[0] == a for w, a in zip(words, acronym))
+
+
+def acronyms_spelt(words: list[str], names: list[str]) -> list[tuple[int, int, list[str]]]:
+    """(first word, how many words, the family) for each run of the words that spells an acronym two or more names
+    end in: 'the antral follicle count' with LowAFC and MeanAFC gives (1, 3, [LowAFC, MeanAFC])."""
+    return [(i, len(acronym), family) for acronym, family in acronym_families(names).items()
+            for i in range(len(words) - len(acronym) + 1) if _spelt_acronym(words[i:i + len(acronym)], acronym)]
 
 
 def abbreviates_phrase(name: str, words: list[str]) -> bool:
