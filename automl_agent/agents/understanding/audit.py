@@ -41,6 +41,21 @@ def _said_as_the_table(text: str, start: int, end: int, table_names: list[str]) 
                 or re.match(r"\s*(?:table|data(?:set|frame)?|file|sheet|package)\b|\.csv\b", text[end:], re.IGNORECASE))
 
 
+# the right side of a column's formula: arithmetic, or a function of a column ('the exp of lannearn')
+_FORMULA_SIDE = re.compile(r"\s*=\s*(?P<side>[^,;()=<>]*?(?:[/*+^]|\s-\s|\bthe\s+(?:exp|log|ln|sqrt|square)\s+of\b)"
+                           r"[^,;()=<>]*)", re.IGNORECASE)
+
+
+def _definitions(text: str, names: list[str]) -> list[tuple[int, int]]:
+    """The spans that say how a named column is computed ('hrearn = annearn / annhrs'): the names in them define it."""
+    spans = []
+    for name in names:
+        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE):
+            if side := _FORMULA_SIDE.match(text, m.end()):
+                spans.append((side.start("side"), side.end("side")))
+    return spans
+
+
 def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     """Columns named literally: code-like names anywhere, any name in quotes or backticks, and names in a list of two or
     more literal column names ('npreg, glu, bmi')."""
@@ -49,6 +64,7 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     lowered = {name.lower() for name in names}
     taken: list[tuple[int, int]] = []
     table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
+    definitions = _definitions(text, names)
     glosses = [(m.end(), end, name.lower()) for name in names for m in
                re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE)
                if (end := gloss_after(text, m.start(), m.end(), name)) is not None]
@@ -65,6 +81,8 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
                 continue  # 'the log of the sales' names lsales: sales inside it is no mention of its own
             if any(a <= m.start() < b and other != name.lower() for a, b, other in glosses):
                 continue  # 'lprice, the log house price, on ...' says what lprice is: price is no mention of its own
+            if any(a <= m.start() < b for a, b in definitions):
+                continue  # 'hrearn = annearn / annhrs' says what hrearn is: annhrs is no mention of its own
             if _said_as_the_table(text, m.start(), m.end(), table_names):
                 continue  # '(wooldridge, bwght)': the table's name, which one of its columns also bears
             quoted = m.start() > 0 and text[m.start() - 1] in "`'\"" and text[m.end():m.end() + 1] in "`'\""
@@ -107,10 +125,12 @@ def _coined_names(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     ('lsalary', 'stndfnl'), not where they name the table."""
     vocabulary = english_vocabulary()
     table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
+    definitions = _definitions(text, [c.name for c in profile.columns])
     return [(c.name, m.start()) for c in profile.columns
             if c.name.isalpha() and c.name.islower() and len(c.name) >= 4 and c.name not in vocabulary
             for m in re.finditer(rf"(?<![\w.]){re.escape(c.name)}(?![\w]|\.\w)", text)
-            if not _said_as_the_table(text, m.start(), m.end(), table_names)]
+            if not _said_as_the_table(text, m.start(), m.end(), table_names)
+            and not any(a <= m.start() < b for a, b in definitions)]
 
 
 def _set_aside_near(text: str, at: int, name: str) -> bool:

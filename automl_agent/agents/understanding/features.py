@@ -907,7 +907,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         said = re.split(_REASON, span, maxsplit=1)[0]  # not what a reason names
         if grouped_after := re.match(r"\s*\(([^()]+)\)", span):
             said = grouped_after.group(1)
-        elif (grouped := re.search(r"\(([^()]+)\)[\s,]*$", said)) and _names_in(grouped.group(1), profile):
+        elif (grouped := re.search(r"\(([^()]+)\)[\s,]*$", said)) and _only_names(grouped.group(1), profile):
             # 'the race and sex indicators (white, black, male) stay out': the names are the list
             said, span = grouped.group(1), f"({grouped.group(1)})"
         # ('don't use woman' with a column called use: the verb after the negation is no item)
@@ -1103,6 +1103,15 @@ def _a_reason_said(inside: str, profile: DataProfile, target: str | None = None)
         # salary", its verb left out)
         r"^\s*(?:only\s+)?known\b|\b(?:just|only|merely)\s+(?:the|a|its)\s+(?:log|logarithm|square|copy)\b|"
         r"^\s*(?:the\s+)?same\s+(?:thing|as\b)|^\s*(?:a\s+)?(?:duplicate|copy|redundant|identical)\b", inside) is not None
+
+
+def _only_names(chunk: str, profile: DataProfile) -> bool:
+    """Whether every item of a list names a column: '(white, black, male)' restates a list, '(all divided by
+    annearn)' says something of it."""
+    items = [i for i in re.split(_ITEM_SPLIT, chunk) if i.strip()]
+    return bool(items) and all(_names_in(i, profile) and not re.search(
+        rf"\b(?!{_ITEM_NOISE})[a-z]+\b", re.sub(rf"(?<![\w.])(?:{'|'.join(re.escape(n) for n in _names_in(i, profile))})"
+                                         r"(?![\w.])", " ", i, flags=re.IGNORECASE), re.IGNORECASE) for i in items)
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:

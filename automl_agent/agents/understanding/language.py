@@ -242,6 +242,7 @@ _LEXICON: dict[str, dict[str, str]] = {
     },
     "es": {
         "fila por": "row per", "filas por": "rows per", "fila": "row", "filas": "rows",
+        "memoria ram": "RAM", "memoria": "memory",
         "historial": "history", "histórico": "history", "ventana de": "window of",
         # a share of right answers ('al menos 40 % de aciertos')
         "de aciertos": "correct answers", "aciertos": "correct answers", "respuestas correctas": "correct answers",
@@ -617,6 +618,23 @@ _FORMULA = re.compile(r"(?P<lead>^|[.;:]\s*|\b(?:fit|model|regress|run|estimate|
                       r"using|report\w*|evaluat\w*|scor\w*|optimi[sz]\w*|measur\w*|metric|please|pls)\b|\s*\())")
 
 
+_FUNCTION_CALL = re.compile(r"\b(?P<function>exp|log|ln|log1p|log2|log10|sqrt|abs|mean|sum|max|min)\((?P<argument>[^()]+)\)",
+                            re.IGNORECASE)
+
+
+def _function_calls(text: str) -> tuple[str, list[str]]:
+    """'annearn = exp(lannearn)' as 'annearn = the exp of lannearn': a function's parentheses hold its argument, not
+    a description of the words before them, and inside another parenthesis they would end it early."""
+    notes = []
+
+    def rewrite(m: re.Match) -> str:
+        said = f"the {m.group('function')} of {m.group('argument').strip()}"
+        notes.append(f"{m.group(0)!r} read as {said!r}")
+        return said
+
+    return _FUNCTION_CALL.sub(rewrite, text), notes
+
+
 def _formula(text: str) -> tuple[str, list[str]]:
     """'y ~ a + b' as 'predict y using only a, b'; 'y ~ .' as 'predict y'; 'y ~ . - a - b' as 'predict y, do not use
     a, b'. The formula's own words go, the rest of the sentence stays."""
@@ -629,7 +647,8 @@ def _formula(text: str) -> tuple[str, list[str]]:
             dropped = [t.strip() for t in re.findall(r"-\s*([\w.]+)", rhs)]
             out = f"predict {target}" + (f", do not use {', '.join(dropped)}" if dropped else "")
         else:
-            terms = [t.strip() for t in re.split(r"\+", rhs) if t.strip()]
+            # ('log(wage)': a formula's transform is the model's; the column it reads is wage)
+            terms = [re.sub(r"^\w+\(\s*([\w.]+)\s*\)$", r"\1", t.strip()) for t in re.split(r"\+", rhs) if t.strip()]
             out = f"predict {target} using only {', '.join(terms)}"
         notes.append(f"formula {m.group(0).strip()!r} read as {out!r}")
         lead = m.group("lead")
@@ -714,6 +733,49 @@ def _bullets(text: str) -> tuple[str, list[str]]:
 _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
                       r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which|each|every|"
                       r"per|for|keep|leave|drop|exclude|ignore|omit|skip|remove|hold|put|set|feed|give|include)\b")
+# words that start a description only where no other start is near: 'the value of a house (medv)' and 'the
+# benefits per hour (hrbens)' are each one description, read back to 'the value' and 'the benefits'
+_WEAK_STARTS = ("of", "per")
+_WEAK_REACH_WORDS = 6
+# 'the pieces it is summed from (a, b)': after a participle, 'from' says what a thing is made of, not what to use;
+# 'predicted from (a, b)' still lists the inputs
+_MADE_FROM = re.compile(r"(?:\b(?:it|they|that|which|each|this)\s+)?(?:\b(?:is|are|was|were|gets?|got|been|be)\s+)?"
+                        r"\b(?!(?:predict|forecast|estimat|model|learn|train|fitt|classifi|explain|regress)\w*\s+from\s*$)"
+                        r"(?:\w+ed|made|built|drawn|taken)(?:\s+(?:up|together|out|back))?\s+from\s*$", re.IGNORECASE)
+
+
+def _description_cut(before: str) -> int:
+    """Where the description that a parenthesis names starts in the text before it."""
+    made_from = _MADE_FROM.search(before)
+    if made_from:  # the clause belongs to the description: it starts before it
+        before = before[:made_from.start()]
+    strong, weak = 0, 0
+    for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE):
+        if b.group(0).lower() in _WEAK_STARTS:
+            weak = b.end()
+        else:
+            strong, weak = b.end(), 0
+    reach = re.sub(r"^\s*(?:and|or)\b", "", before[strong:weak])
+    # ('except the year, month and day of death (yrdth, modth, dadth)': inside a list, an item ends at 'of')
+    if weak and (len(reach.split()) > _WEAK_REACH_WORDS or re.search(r"\b(?:and|or)\b", reach)):
+        return weak
+    return strong
+
+
+def _listed_description_cut(before: str, n_items: int, names: dict[str, str]) -> int | None:
+    """Where a list that the parenthesis restates item by item starts: 'except the year, month and day of death
+    (yrdth, modth, dadth)' is three descriptions for three names, read back past the commas and 'of' to 'except'."""
+    if n_items < 2:
+        return None
+    words = [b for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)
+             if b.group(0) != "," and b.group(0).lower() not in _WEAK_STARTS]
+    start = words[-1].end() if words else 0
+    parts = _listed(re.sub(r"\b(?:the|a|an|its|their)\b", " ", before[start:]))
+    if len(parts) == n_items and not any(p.lower() in names for p in parts):
+        return start
+    return None
+
+
 # ('Don't feed it the other five fractions (food, fuel, ...)': a negation before the heading stays with its items)
 _KEPT_WORDS = r"\b(?:only|just|alone|solely|all|every|not|no|except|out|aside|don't|dont|doesn't|never|nor|without)\b"
 
@@ -766,8 +828,7 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
             distributed = _distributed(m, items, columns)
             return distributed if distributed != m.group(0) else _headed_list(m, items, notes)
         before = m.group(1)
-        starts = [b.end() for b in re.finditer(_DESCRIPTION_START, before, flags=re.IGNORECASE)]
-        cut = max(starts, default=0)
+        cut = _listed_description_cut(before, len(items), names) or _description_cut(before)
         joined = re.match(r"\s*(?:and|or|plus|as well as)\b", before)  # '(a, b) and the scores (c, d)'
         cut = joined.end() if cut == 0 and joined else cut
         description = before[cut:]
@@ -786,6 +847,8 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
             cut += len(joined_inside.group(1))
             description = before[cut:]
         if description.strip().lower() in names:
+            if [i.lower() for i in items] == [description.strip().lower()]:  # 'married (married)': said twice
+                return before
             return m.group(0)
         kept = " ".join(re.findall(_KEPT_WORDS, description, flags=re.IGNORECASE))
         listed = ", ".join(names[i.lower()] for i in items)
@@ -901,7 +964,7 @@ def _headed_list(m: re.Match, items: list[str], notes: list[str]) -> str:
     head_start = head.start("noun")
     singular = noun[:-3] + "y" if noun.endswith("ies") else noun[:-2] if re.search(r"(?:ss|x|ch|sh)es$", noun) else noun[:-1]
     said = ", ".join(f"{singular} {i}" if re.match(_PLACE_WORD, i) else i for i in items)
-    cut = max((b.end() for b in re.finditer(_DESCRIPTION_START, before[:head_start], flags=re.IGNORECASE)), default=0)
+    cut = _description_cut(before[:head_start])
     kept = " ".join(re.findall(_KEPT_WORDS, before[cut:head_start], flags=re.IGNORECASE))
     notes.append(f"{before[cut:].strip()} ({m.group(2).strip()}) read as its items: {said}")
     return before[:cut] + (f" {kept}" if kept else "") + " " + said + " "
@@ -1400,7 +1463,8 @@ def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, 
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_metric_restated, _yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
+    for step in (_metric_restated, _yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, _function_calls,
+                 lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
                  lambda t: _measure_of_each(t, columns),
                  _owners_in_parentheses,
                  _asides_in_a_phrase, _amounts_and_references,
