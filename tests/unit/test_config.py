@@ -31,7 +31,7 @@ DEFAULTS = {
     "gguf_ctx": 16384, "gguf_max_tokens": 512, "gguf_code_max_tokens": 1024, "gguf_threads": None,
     "max_download_mb": 2048.0,
     "memory_mb": None, "retrieval": None, "arxiv_url": "", "kaggle_url": "", "openml_url": "", "searxng_url": "",
-    "tavily_url": "", "brave_url": "", "device": "auto", "sandbox": "auto", "autogluon_python": None, "api_key": "",
+    "tavily_url": "", "brave_url": "", "cluster_training_rows": 1_000_000, "device": "auto", "sandbox": "auto", "autogluon_python": None, "api_key": "",
     "max_request_mb": 32.0, "serve_workers": None, "access_log": False, "monitor_dir": None, "monitor_sample": 1.0,
     "monitor_max_mb": 20.0, "plain_progress": False,
 }
