@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +31,7 @@ PILOT_ROUNDS = 10
 MAX_ROUNDS = 2000
 ENCODER_SAMPLE_ROWS = 200_000
 SPLIT_LISTED_ROWS = 1_000_000
+PARTITION_ROWS = 500_000
 VALIDATION_ROWS = 100_000  # of the tenth of the training rows held out to choose the round
 # the share of the budget left after the pilot that the rounds may take; the rest scores, packs and brings back
 ROUNDS_SHARE = 0.5
@@ -146,6 +148,8 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
 
     from ..trainkit.runtime import FrameEncoder
 
+    # LightGBM prints its Dask notes ('Finding random open ports ...') on stdout, where `run --json` writes its answer
+    lgb.register_logger(logging.getLogger("lightgbm"))
     started = time.perf_counter()
     features = [*job.numeric, *job.categorical]
     classification = job.task == "tabular_classification"
@@ -153,8 +157,10 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
         n_workers = len(client.scheduler_info()["workers"])
         frame = read_frame(job.data_path, [*features, job.target], job.categorical)
         frame = frame.dropna(subset=[job.target])
-        if frame.npartitions < n_workers:  # every worker holds rows, and so trains
-            frame = frame.repartition(npartitions=n_workers)
+        # every worker holds rows, and so trains; no partition is larger than a worker's task should be
+        wanted = max(n_workers, -(-(table_rows(job.data_path) or 0) // PARTITION_ROWS))
+        if frame.npartitions < wanted:
+            frame = frame.repartition(npartitions=wanted)
         for name in job.categorical:  # one type on every partition, whatever each one's sample says
             frame[name] = frame[name].astype("string")
         train, test = frame.random_split([1 - job.test_size, job.test_size], random_state=job.seed)
@@ -172,14 +178,15 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
         encoder = FrameEncoder(numeric=job.numeric, categorical=job.categorical).fit(sample[features])
         # a tenth of the training rows tells which round the fit was best at (the Dask estimators cannot stop early)
         fitted, valid = (client.persist(p) for p in train.random_split([0.9, 0.1], random_state=job.seed + 1))
-        X_fit = _encoded(fitted[features], encoder)
+        # encoded once and held by the workers: every fit (the pilots too) reads the same arrays
+        X_fit = client.persist(_encoded(fitted[features], encoder))
         X_test = _encoded(test[features], encoder)
         counts = sample[job.target].value_counts()
         # the rarer of two classes is the positive one, as in the sandbox's script
         positive = counts.index[-1] if classification and len(counts) == 2 else None
         if classification and len(counts) < 2:
             raise ValueError(f"the training rows hold one class of {job.target}: there is nothing to tell apart")
-        y_fit = fitted[job.target].to_dask_array(lengths=True)
+        y_fit = client.persist(fitted[job.target].to_dask_array(lengths=True))
         n_valid = int(valid.shape[0].compute())
         held = valid.sample(frac=min(1.0, VALIDATION_ROWS / max(n_valid, 1)), random_state=job.seed).compute()
         estimator = lgb.DaskLGBMClassifier if classification else lgb.DaskLGBMRegressor
@@ -212,14 +219,19 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
 
 
 def _rounds_within(fit, seconds: float, on_line) -> int:
-    """How many rounds fit in ROUNDS_SHARE of `seconds`, from two pilots: what a fit costs whatever its length (the
+    """How many rounds fit in ROUNDS_SHARE of `seconds`, from timed pilots: what a fit costs whatever its length (the
     workers' network set-up) and what a round adds. The pilots' own time comes out of `seconds`."""
     started = time.perf_counter()
+    fit(PILOT_ROUNDS)  # the first fit also pays once for what later fits find ready (the data on the workers)
+    short_started = time.perf_counter()
     fit(PILOT_ROUNDS)
-    short_s = time.perf_counter() - started
+    long_started = time.perf_counter()
+    short_s = long_started - short_started
     fit(3 * PILOT_ROUNDS)
     pilot_s = time.perf_counter() - started
-    per_round = max((pilot_s - 2 * short_s) / (2 * PILOT_ROUNDS), 1e-4)
+    added = (time.perf_counter() - long_started - short_s) / (2 * PILOT_ROUNDS)
+    # (where the set-up cost varied more than the rounds added, a round is taken to cost what the short pilot's did)
+    per_round = added if added > 0 else short_s / PILOT_ROUNDS
     fixed = max(short_s - PILOT_ROUNDS * per_round, 0.0)
     rounds = int(max(PILOT_ROUNDS, min(MAX_ROUNDS, ((seconds - pilot_s) * ROUNDS_SHARE - fixed) / per_round)))
     on_line(f"cluster: pilots took {pilot_s:.1f} s ({per_round * 1000:.0f} ms a round, {fixed:.1f} s a fit); "
