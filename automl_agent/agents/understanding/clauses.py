@@ -181,8 +181,15 @@ def restriction_strength(opener: str) -> str:
 _LIST_HEADING = r"[^:,.;!?]{1,60}:\s*(?=\S)"
 
 
+# a heading that says which of everything: 'everything we only learn once the claim has run its course: A and B'
+_EVERYTHING_HEADING = r"\s*(?:everything|anything|all|whatever)\b[^:,.;!?]{1,100}:\s*(?=\S)"
+
+
 def heading_length(text: str) -> int:
     """How long the heading that opens text is ('four things: ' in 'four things: A, B and C'); 0 without one."""
+    everything = re.match(_EVERYTHING_HEADING, text)
+    if everything and len(everything.group(0).split()) <= 16:
+        return everything.end()
     heading = re.match(_LIST_HEADING, text)
     if heading and re.search(r"\b(?:except|but|without|excluding|apart from|other than|besides)\b", heading.group(0)):
         return 0  # 'use everything except the other versions of the price: A, B': the list is what is left out

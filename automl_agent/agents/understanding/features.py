@@ -817,6 +817,8 @@ _REASON = (# who asked for it, and its subject: 'not union, compliance asked us 
            r"(?:,\s*(?:[\w']+\s+){0,2})?\b(?:ask(?:s|ed)|told|tells|insists?|insisted|requires|required)\b|"
            # and who says why, after a comma: 'but not income, my professor says it is endogenous'
            r",\s*(?:[\w']+\s+){1,2}(?:says?|said|thinks?|claims?|believes?|reckons?)\b|"
+           # ('..., this we know only when the claim is closed': an object put first, then who knows it)
+           r"\b(?:this|that|these|those)\s+(?:we|i|you|they)\b|"
            r"\b(?:because|since|as\s+(?:they|it|this|these|those)|which|who|so|where|when|if|until|unless|they|it|"
            r"is|are|was|were|be|been|being|has|have|had|gives?|give|known|exists?|call|calls|looking|look|find|sees?|"
            r"get|gets|make|makes|come|comes|happens?|only|just|solely|exclusively|depends?|derived|computed|"

@@ -178,6 +178,12 @@ _LEXICON: dict[str, dict[str, str]] = {
         "richtig vorhergesagt": "predicted correctly",
         # how far back the model reads: 'mit einem Rückblick von 24 Monaten'
         "rückblick": "lookback", "rückblickfenster": "lookback window", "historie": "history",
+        # the passive put first: 'Vorhergesagt werden soll der Anteil ...' asks to predict the share
+        "vorhergesagt werden soll": "predict", "vorhergesagt werden sollen": "predict",
+        "geschätzt werden soll": "estimate", "prognostiziert werden soll": "forecast",
+        "in prozent": "in percent", "prozent": "percent", "raus": "be left out", "heraus": "be left out",
+        # 'liegt zum Zeitpunkt der Vorhersage noch nicht vor': is not yet there when the forecast is made
+        "noch nicht vor": "is only known later", "noch nicht": "not yet",
         "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
         "prognostiziere": "forecast", "schätzen": "estimate", "schätze": "estimate", "klassifiziere": "classify",
         "klassifizieren": "classify", "einteilen": "cluster", "gruppieren": "cluster", "clustern": "cluster",
@@ -214,7 +220,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "aus den": "from the", "aus": "from", "nach": "by", "ihrer": "their", "ihren": "their", "ihrem": "their",
         "nicht": "not", "ob": "whether", "ist": "is", "sind": "are", "vorhersagt": "predicts",
         "vorhergesagt": "predicted", "ein": "a", "eine": "a", "einen": "a", "im": "in the", "ich möchte": "i want to",
-        "möchte": "want to", "soll": "should", "sollte": "should",
+        "möchte": "want to", "soll": "should", "sollte": "should", "sollen": "should", "sollten": "should",
         # ('das normierte Prüfungsergebnis', 'Schülerinnen und Schüler', 'die beiden Kennnummern')
         "normierte": "normalized", "normierten": "normalized", "normiert": "normalized", "normalisierte": "normalized",
         "prüfungsergebnis": "exam score", "prüfungsergebnisse": "exam scores", "prüfung": "exam", "prüfungen": "exams",
@@ -818,7 +824,9 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
     notes = []
 
     def rewrite(m: re.Match) -> str:
-        items = _listed(m.group(2))
+        # ('(durat, and its log ldurat)': a name said with what it is of the one before is a name of the list)
+        items = [re.sub(r"^(?:its|the|their)\s+(?:log(?:arithm)?|square|logged\s+value|logged\s+version)\s+(?:of\s+)?",
+                        "", i, flags=re.IGNORECASE) for i in _listed(m.group(2))]
         # '(altitude category and lateral category, so AltCat and LatCat)': the names the words are restated as
         restated = re.search(r"(?:^|[,;:]|\s)\s*(?:so|i\.\s?e\.?|that is|namely|meaning|aka)\s*,?\s+(?P<names>[^()]+)$",
                              m.group(2), re.I)
@@ -972,7 +980,10 @@ def _headed_list(m: re.Match, items: list[str], notes: list[str]) -> str:
 
 # an item that says where or of what ('to the interstate'): a kind of the heading before it
 _PLACE_WORD = r"(?:to|from|of|in|at|for|with|on)\b"
-_NOT_PLURAL = {"this", "its", "has", "was", "plus", "does", "yes", "thus", "less", "unless", "always", "perhaps", "whereas"}
+_NOT_PLURAL = {"this", "its", "has", "was", "plus", "does", "yes", "thus", "less", "unless", "always", "perhaps", "whereas",
+               # a window's steps: 'the next 6 quarters (a year and a half)' says how long, not which columns
+               "seconds", "minutes", "hours", "days", "weeks", "months", "quarters", "years", "steps", "periods",
+               "observations", "points", "lags"}
 
 
 def _distributed(m: re.Match, items: list[str], columns: tuple[str, ...]) -> str:

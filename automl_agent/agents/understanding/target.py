@@ -1108,7 +1108,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     # 'from their age, ..., the survey year and their work status': when every column named is an input, what to
     # predict is among the others (by meaning, or asked), never one of the inputs
     only_inputs = len(found) > 1 and all(e.role == "feature" for e in found) and not any(
-        _forecasts_its_own_history(text, profile.column(e.column)) for e in found)  # a forecast's history is its target
+        _forecasts_its_own_history(text, profile.column(e.column), list(profile.target_candidates))
+        for e in found)  # a forecast's history is its target
     ranked = [] if only_inputs else _ranked(found)
     if ranked and ranked[0].weighted >= 0.2:
         # what the target clause says wins over comparable mentions elsewhere in the text
@@ -1147,7 +1148,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
             return TargetDecision(column=top.column, confidence=confidence, how=top.how, scores=scores,
                                   reason=_reason(top))
         names = [e.column for e in tied]
-        if len(tied) == 1 and _forecasts_its_own_history(text, profile.column(tied[0].column)):
+        if len(tied) == 1 and _forecasts_its_own_history(text, profile.column(tied[0].column),
+                                                         list(profile.target_candidates)):
             top = tied[0]
             return TargetDecision(column=top.column, confidence="medium", how=top.how, scores=scores,
                                   reason=f"{_reason(top)}; a forecast reads the series' own past")
@@ -1281,11 +1283,14 @@ def _asked_for_but_absent(text: str, scores: dict[str, float]) -> str | None:
     return phrase.strip() if content else None
 
 
-def _forecasts_its_own_history(text: str, column: ColumnProfile) -> bool:
+def _forecasts_its_own_history(text: str, column: ColumnProfile, candidates: list[str]) -> bool:
     """'Using the previous two years of monthly CPI, forecast the next quarter': in a forecast the one series named
-    as what the model reads is also what it predicts."""
+    as what the model reads is also what it predicts; so is the only series a table holds ('spending on goods at
+    constant prices ... a projection for the next two years')."""
     if column.kind != "numeric" or not re.search(r"\b(?:forecast\w*|project\w*|extrapolat\w*)\b", text):
         return False
+    if candidates == [column.name]:
+        return True
     # 'feeding the model the whole previous business day as history': any stated input window says the same
     return bool(re.search(r"\b(?:previous|past|last|prior|preceding)\s+(?:[\w.]+\s+){1,3}of\b", text)) \
         or requested_windows(text)[0] is not None
