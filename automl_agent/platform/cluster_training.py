@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 
 CLUSTER_TASKS = ("tabular_classification", "tabular_regression")
 PILOT_ROUNDS = 10
+MIN_ROUNDS = 100
 MAX_ROUNDS = 2000
 ENCODER_SAMPLE_ROWS = 200_000
 SPLIT_LISTED_ROWS = 1_000_000
@@ -124,7 +125,7 @@ def dask_client(address: str | None, local_workers: int) -> Iterator:
         with Client(address, timeout="30s") as client:
             yield client
         return
-    with LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=40) as cluster, Client(cluster) as client:
         yield client
 
@@ -146,6 +147,10 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
     import lightgbm as lgb
     from sklearn.pipeline import Pipeline
 
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.model_selection import FixedThresholdClassifier
+
+    from ..trainkit.evaluation import best_threshold
     from ..trainkit.runtime import FrameEncoder
 
     # LightGBM prints its Dask notes ('Finding random open ports ...') on stdout, where `run --json` writes its answer
@@ -186,7 +191,8 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
         positive = counts.index[-1] if classification and len(counts) == 2 else None
         if classification and len(counts) < 2:
             raise ValueError(f"the training rows hold one class of {job.target}: there is nothing to tell apart")
-        y_fit = client.persist(fitted[job.target].to_dask_array(lengths=True))
+        labels = fitted[job.target] if not classification else fitted[job.target].astype(object)  # as LightGBM takes them
+        y_fit = client.persist(labels.to_dask_array(lengths=True))
         n_valid = int(valid.shape[0].compute())
         held = valid.sample(frac=min(1.0, VALIDATION_ROWS / max(n_valid, 1)), random_state=job.seed).compute()
         estimator = lgb.DaskLGBMClassifier if classification else lgb.DaskLGBMRegressor
@@ -196,7 +202,7 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
             return model.fit(X_fit, y_fit)
 
         pilot_started = time.perf_counter()
-        rounds = _rounds_within(fit, job.budget_s - (time.perf_counter() - started), on_line)
+        rounds = _rounds_within(fit, job.budget_s - (time.perf_counter() - started), job.budget_s, on_line)
         pilot_s = time.perf_counter() - pilot_started
         fit_started = time.perf_counter()
         model = fit(rounds)
@@ -206,19 +212,27 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
         single.booster_.best_iteration = best_round  # what predict uses when no round is named
         on_line(f"cluster: {rounds} rounds in {fit_s:.1f} s; the best on the validation rows was round {best_round}")
 
-        metrics = _test_metrics(model, X_test, test[job.target].compute().to_numpy(), best_round, positive,
-                                classification)
         local = Pipeline([("preprocess", encoder), ("model", single)])
+        threshold = None
+        if classification and positive is not None and job.metric == "f1":
+            # F1 of two classes is scored at the threshold tuned on the held-back rows, as in the sandbox's script
+            held_proba = local.predict_proba(held[features])[:, list(single.classes_).index(positive)]
+            threshold, _ = best_threshold(held[job.target].to_numpy(), held_proba, positive)
+        metrics = _test_metrics(model, X_test, test[job.target].compute().to_numpy(), best_round, positive,
+                                threshold, classification)
+        if threshold is not None:
+            local = FixedThresholdClassifier(FrozenEstimator(local), threshold=threshold, pos_label=positive,
+                                             response_method="predict_proba").fit(held[features], held[job.target])
     report = ClusterTrainingReport(address=job.address or f"local cluster of {job.local_workers} processes",
                                    n_workers=n_workers, partitions=frame.npartitions, n_train=n_train, n_test=n_test,
                                    rounds=rounds, best_round=best_round, pilot_s=round(pilot_s, 2), read_s=round(read_s, 2),
                                    fit_s=round(fit_s, 2), total_s=round(time.perf_counter() - started, 2),
                                    metrics={k: float(v) for k, v in metrics.items() if isinstance(v, (int, float))})
-    _write_outputs(job, report, local, sample, positive, out_dir, split)
+    _write_outputs(job, report, local, sample, positive, threshold, out_dir, split)
     return report
 
 
-def _rounds_within(fit, seconds: float, on_line) -> int:
+def _rounds_within(fit, seconds: float, budget_s: float, on_line) -> int:
     """How many rounds fit in ROUNDS_SHARE of `seconds`, from timed pilots: what a fit costs whatever its length (the
     workers' network set-up) and what a round adds. The pilots' own time comes out of `seconds`."""
     started = time.perf_counter()
@@ -234,13 +248,17 @@ def _rounds_within(fit, seconds: float, on_line) -> int:
     per_round = added if added > 0 else short_s / PILOT_ROUNDS
     fixed = max(short_s - PILOT_ROUNDS * per_round, 0.0)
     rounds = int(max(PILOT_ROUNDS, min(MAX_ROUNDS, ((seconds - pilot_s) * ROUNDS_SHARE - fixed) / per_round)))
+    # (where reading and the pilots took the whole budget, rounds that cost little still make a model worth having:
+    # up to MIN_ROUNDS, within a tenth of the budget more)
+    rounds = max(rounds, min(MIN_ROUNDS, int(0.1 * budget_s / per_round)))
     on_line(f"cluster: pilots took {pilot_s:.1f} s ({per_round * 1000:.0f} ms a round, {fixed:.1f} s a fit); "
             f"fitting {rounds} rounds")
     return rounds
 
 
-def _test_metrics(model, X_test, truth: np.ndarray, best_round: int, positive, classification: bool) -> dict:
-    """The run's metrics on the held-out rows, predicted on the cluster with the chosen round."""
+def _test_metrics(model, X_test, truth: np.ndarray, best_round: int, positive, threshold: float | None,
+                  classification: bool) -> dict:
+    """The run's metrics on the held-out rows, predicted on the cluster with the chosen round (and threshold)."""
     from ..trainkit.evaluation import classification_metrics, regression_metrics
 
     if not classification:
@@ -248,6 +266,9 @@ def _test_metrics(model, X_test, truth: np.ndarray, best_round: int, positive, c
     pred = model.predict(X_test, num_iteration=best_round).compute()
     proba_all = model.predict_proba(X_test, num_iteration=best_round).compute()
     proba = proba_all[:, list(model.classes_).index(positive)] if positive is not None else None
+    if threshold is not None and proba is not None:
+        other = next(c for c in model.classes_ if c != positive)
+        pred = np.where(proba >= threshold, positive, other)
     return classification_metrics(truth, pred, proba, positive)
 
 
@@ -282,7 +303,7 @@ def _encoded(part, encoder):
 
 
 def _write_outputs(job: ClusterTrainingJob, report: ClusterTrainingReport, model, sample: pd.DataFrame,
-                   positive, out_dir: Path, split: dict) -> None:
+                   positive, threshold: float | None, out_dir: Path, split: dict) -> None:
     from ..trainkit.evaluation import count_parameters, tabular_schema, time_requests
 
     features = [*job.numeric, *job.categorical]
@@ -300,7 +321,7 @@ def _write_outputs(job: ClusterTrainingJob, report: ClusterTrainingReport, model
         "task": job.task, "metric": job.metric, "direction": job.direction, "metrics": report.metrics,
         "primary_metric": primary, "cv_score": None, "best_model": "lightgbm_dask", "lead_model": "lightgbm_dask",
         "ensemble": None, "best_params": {**job.params, "n_estimators": report.best_round},
-        "positive_label": None if positive is None else str(positive),
+        "positive_label": None if positive is None else str(positive), "threshold": threshold,
         "n_trials": 1, "n_pruned": 0, "n_skipped": 0, "n_stopped": 0, "hpo_seconds": report.pilot_s,
         "training_time_s": round(report.pilot_s + report.fit_s, 3),
         "latency_ms": round(latency_ms, 4), "latency_p95_ms": round(latency_p95_ms, 4),

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 def test_plans_mapped_on_dask_worker_processes(run_cli, small_churn, monkeypatch):
     monkeypatch.setenv("AUTOML_AGENT_TASK_RUNNER", "dask")
     monkeypatch.setenv("AUTOML_AGENT_CLUSTER_TRAINING_ROWS", "0")
-    code, record, err = run_cli("run", "Predict churn; F1 at least 0.4", "--data", str(small_churn), "--budget", "5",
+    code, record, err = run_cli("run", "Predict churn; F1 at least 0.4", "--data", str(small_churn), "--budget", "10",
                                 "--plans", "2", "--model-name", "dask-churn")
     assert code == 0, err
     assert record.status == "succeeded" and record.llm.calls >= 8  # the plans' agent calls made in the workers count
