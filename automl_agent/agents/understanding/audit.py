@@ -56,7 +56,7 @@ def _definitions(text: str, names: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
+def _named_columns(text: str, profile: DataProfile, definitions: list[tuple[int, int]]) -> list[tuple[str, int]]:
     """Columns named literally: code-like names anywhere, any name in quotes or backticks, and names in a list of two or
     more literal column names ('npreg, glu, bmi')."""
     found: list[tuple[str, int]] = []
@@ -64,7 +64,6 @@ def _named_columns(text: str, profile: DataProfile) -> list[tuple[str, int]]:
     lowered = {name.lower() for name in names}
     taken: list[tuple[int, int]] = []
     table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
-    definitions = _definitions(text, names)
     glosses = [(m.end(), end, name.lower()) for name in names for m in
                re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE)
                if (end := gloss_after(text, m.start(), m.end(), name)) is not None]
@@ -120,12 +119,11 @@ _SET_ASIDE = (r"\b(?:out|leak\w*|same\s+as\s+(?:the\s+)?(?:target|label|answer|o
               r"never|not\s+(?:use|used|using|include|included|as\s+an?\s+input))\b")
 
 
-def _coined_names(text: str, profile: DataProfile) -> list[tuple[str, int]]:
+def _coined_names(text: str, profile: DataProfile, definitions: list[tuple[int, int]]) -> list[tuple[str, int]]:
     """Lower-case names of four letters or more that are no English word, where the text writes them as they are
     ('lsalary', 'stndfnl'), not where they name the table."""
     vocabulary = english_vocabulary()
     table_names = [n.lower() for n in data_names(profile)[len(profile.columns):]]
-    definitions = _definitions(text, [c.name for c in profile.columns])
     return [(c.name, m.start()) for c in profile.columns
             if c.name.isalpha() and c.name.islower() and len(c.name) >= 4 and c.name not in vocabulary
             for m in re.finditer(rf"(?<![\w.]){re.escape(c.name)}(?![\w]|\.\w)", text)
@@ -154,9 +152,10 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
     time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
                  or re.search(r"(?i)year|month|day|date|time|hour|week|quarter", c.name)}
     mentions: list[Mention] = []
-    named = sorted(_named_columns(text, profile), key=lambda x: x[1])
+    definitions = _definitions(text, [c.name for c in profile.columns])  # spans no name in is a mention
+    named = sorted(_named_columns(text, profile, definitions), key=lambda x: x[1])
     literal = {name for name, _ in named}
-    for name, at in [*named, *((n, a) for n, a in _coined_names(text, profile) if n not in literal)]:
+    for name, at in [*named, *((n, a) for n, a in _coined_names(text, profile, definitions) if n not in literal)]:
         if any(m.words == name for m in mentions):
             continue
         placed = _placement(name, spec, time_like)

@@ -1111,9 +1111,16 @@ def _only_names(chunk: str, profile: DataProfile) -> bool:
     """Whether every item of a list names a column: '(white, black, male)' restates a list, '(all divided by
     annearn)' says something of it."""
     items = [i for i in re.split(_ITEM_SPLIT, chunk) if i.strip()]
-    return bool(items) and all(_names_in(i, profile) and not re.search(
-        rf"\b(?!{_ITEM_NOISE})[a-z]+\b", re.sub(rf"(?<![\w.])(?:{'|'.join(re.escape(n) for n in _names_in(i, profile))})"
-                                         r"(?![\w.])", " ", i, flags=re.IGNORECASE), re.IGNORECASE) for i in items)
+    if not items:
+        return False
+    for item in items:
+        named = _names_in(item, profile)
+        if not named:
+            return False
+        rest = re.sub(rf"(?<![\w.])(?:{'|'.join(re.escape(n) for n in named)})(?![\w.])", " ", item, flags=re.IGNORECASE)
+        if re.search(rf"\b(?!{_ITEM_NOISE})[a-z]+\b", rest, re.IGNORECASE):  # a word beside the name: 'divided'
+            return False
+    return True
 
 
 def _names_in(chunk: str, profile: DataProfile) -> list[str]:
