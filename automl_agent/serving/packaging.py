@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -44,15 +45,21 @@ def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str
     (ctx / "bento_config.json").write_text(json.dumps({
         "service_name": safe_name(service_name), "bento_model_tag": str(bento_model.tag), "registered_model": registered,
     }, indent=2))
-    bento = bentoml.bentos.build(
-        service="service:DeliveredModel", build_ctx=str(ctx),
-        include=included,
-        labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
-        # pinned here as a lock would (BentoML's own locking needs the package index); the project travels as source
-        python={"lock_packages": False, "packages": requirements,
-                "extra_index_url": portable.extra_index_urls(requirements) or None},
-        models=[str(bento_model.tag)],
-    )
+    # BentoML imports the service as the module "service": one cached by an earlier build in this process would
+    # name this bento after the earlier model
+    sys.modules.pop("service", None)
+    try:
+        bento = bentoml.bentos.build(
+            service="service:DeliveredModel", build_ctx=str(ctx),
+            include=included,
+            labels={"source": "automl-agent", "registered_model": safe_name(registered), **(extra_labels or {})},
+            # pinned here as a lock would (BentoML's own locking needs the package index); the project travels as source
+            python={"lock_packages": False, "packages": requirements,
+                    "extra_index_url": portable.extra_index_urls(requirements) or None},
+            models=[str(bento_model.tag)],
+        )
+    finally:
+        sys.modules.pop("service", None)
     return str(bento.tag)
 
 

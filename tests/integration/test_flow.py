@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
+from automl_agent.serving.packaging import safe_name
 from automl_agent.settings import point_mlflow_at
 
 pytestmark = pytest.mark.integration
@@ -53,6 +54,9 @@ def test_a_limit_on_the_inputs_reaches_the_trained_model_and_the_served_schema(r
     run_dir = Path(record.report_path).parent
     served = json.loads((run_dir / "bento" / "schema.json").read_text())
     assert sorted(c["name"] for c in served["columns"]) == ["carat", "clarity", "cut"]
+    # the second bento built in this process is named after its own model, not the first run's (diamonds-test)
+    assert record.registered_model.name != "diamonds-test"
+    assert record.bento_tag.split(":")[0] == safe_name(record.registered_model.name)
     point_mlflow_at(record.mlflow_tracking_uri)
     model = mlflow.pyfunc.load_model(f"models:/{record.registered_model.name}/{record.registered_model.version}")
     rows = pd.read_csv(small_diamonds)[["carat", "cut", "clarity"]].head(5)
