@@ -1,8 +1,8 @@
 """The times that order a series, however the table writes them: dates and times as text or as datetimes, or the
 decimal years of a regular series (R's `ts` objects export their time that way: 1903.0, 1903.0833, ... for monthly
 readings), years with the month or quarter after the point (1947.01 for January 1947, 1959.3 for its third quarter),
-whole numbers written yymmdd or yyyymmdd, or the step numbers of a series with no calendar (R exports a `ts` of frequency 1 as 1, 2, 3, ...; those
-stay numbers: the steps are known, their length in days is not). The profile, the feasibility checks and the training scripts all read a time column through here, so a
+whole numbers written yymmdd or yyyymmdd, or the step numbers of a series with no calendar (R exports a `ts` of frequency 1 as 1, 2, 3, ...,
+and one of frequency 7 as 1.4286, 1.5714, ...; those stay numbers: the steps are known, their length in days is not). The profile, the feasibility checks and the training scripts all read a time column through here, so a
 series is ordered the same way at every stage."""
 
 from __future__ import annotations
@@ -52,14 +52,27 @@ _STEP_NAMES = {"time", "t", "period", "step", "tick", "week", "day", "month", "q
 _MIN_STEPS = 24  # fewer whole numbers one apart are more likely a small table's own ordinal column than a clock
 
 
-def step_counter(values: pd.Series) -> bool:
-    """A column that numbers the steps of a series: named like a time, whole numbers from 0 or 1 going up by one in
-    the order of the rows, none missing."""
+def steps_per_unit(values: pd.Series) -> int | None:
+    """How many steps of a series one unit of a column that numbers them holds; None when it numbers none. The column
+    is named like a time, has no value missing, and goes up in the order of the rows either by one from 0 or 1 (R's
+    `ts` of frequency 1: 1, 2, 3, ...; 1) or by a constant 1/f below the calendar years (a `ts` of frequency f:
+    1.4286, 1.5714, ... are days counted in weeks; 7)."""
     if str(values.name).strip().lower() not in _STEP_NAMES or not pd.api.types.is_numeric_dtype(values) \
             or pd.api.types.is_bool_dtype(values) or len(values) < _MIN_STEPS or values.isna().any():
-        return False
-    steps = values.to_numpy(dtype=float)
-    return steps[0] in (0.0, 1.0) and bool(np.all(np.diff(steps) == 1))
+        return None
+    numbers = values.to_numpy(dtype=float)
+    steps = np.diff(numbers)
+    if numbers[0] in (0.0, 1.0) and bool(np.all(steps == 1)):
+        return 1
+    if numbers.max() >= 1000 or not 0 < np.median(steps) < 1:
+        return None  # decimal years are dates (coded_dates)
+    frequency = int(round(1 / np.median(steps)))
+    return frequency if frequency >= 2 and np.allclose(steps, 1 / frequency, rtol=0, atol=1e-4 / frequency) else None
+
+
+def step_counter(values: pd.Series) -> bool:
+    """A column that numbers the steps of a series (steps_per_unit)."""
+    return steps_per_unit(values) is not None
 
 
 def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
@@ -145,8 +158,10 @@ def coded_dates(values: pd.Series) -> pd.Series | None:
 
 def as_times(values: pd.Series) -> pd.Series:
     """A time column as datetimes (NaT where a value is no time); a step counter as its step numbers."""
-    if step_counter(values):
-        return pd.to_numeric(values).astype(float)
+    frequency = steps_per_unit(values)
+    if frequency is not None:  # the step numbers, whole (1.4286 in a series of frequency 7 is step 10)
+        return pd.Series(np.round(pd.to_numeric(values).to_numpy(dtype=float) * frequency), index=values.index,
+                         name=values.name)
     coded = coded_dates(values)
     if coded is not None:
         return coded

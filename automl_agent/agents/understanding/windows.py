@@ -82,6 +82,9 @@ def _horizon_phrases() -> tuple[str, ...]:
         rf"\b(?:next|following|coming|upcoming)\s+{_NUMBER_OR_ONE}?\s*{unit}",
         # 'a three-month-ahead forecast' as well as '3 months ahead'
         rf"{_NUMBER_OR_ONE}[- ]{unit}(?:\s*\([^()]{{0,30}}\))?(?:\s+|-)(?:ahead|out|forward|horizon|into the future)\b",
+        # 'the four weeks after the series ends', '6 months beyond the end of the data': the stretch after the data
+        rf"\b{_NUMBER_OR_ONE}\s+{unit}\s+(?:after|beyond|past|following)\s+(?:the\s+|its\s+)?(?:very\s+)?"
+        r"(?:end|series|data|history|sample|last|final|latest|observed|recorded)\b",
         # 'a 3-year outlook', 'an 18-month projection': the outlook's length is the horizon
         rf"\b{_NUMBER_OR_ONE}[- ]{unit}\s+(?:outlook|forecast|projection|view)\b",
         # 'a full-year outlook': the outlook's length is the horizon
