@@ -1,10 +1,15 @@
 """Errors a user can act on: each carries what is wrong and what to do about it."""
 
+from typing import ClassVar, Literal
+
+# how a run that stops on the error ends: refused before it trained, or failed on the way
+Ending = Literal["rejected", "failed"]
+
 
 class UserFacingError(Exception):
     """A problem with the user's input or environment, reported without a traceback."""
 
-    def __init__(self, problem: str, hint: str = "", status: str = "rejected"):
+    def __init__(self, problem: str, hint: str = "", status: Ending = "rejected"):
         super().__init__(problem)
         self.problem = problem
         self.hint = hint
@@ -18,14 +23,14 @@ class Question(UserFacingError):
     """The run cannot be sure what was meant: it asks (the CLI exits 2; a deployment run pauses for the answer),
     never guesses. `kind` says what the answer is about; a reworded instruction answers any of them."""
 
-    kind = "instruction"
+    kind: ClassVar[Literal["target", "inputs", "instruction"]] = "instruction"
     candidates: list[str] = []
 
 
 class InputsUnclear(Question):
     """The instruction limits the inputs in words that name no column, or several: ask, never drop the limit."""
 
-    kind = "inputs"
+    kind: ClassVar[Literal["target", "inputs", "instruction"]] = "inputs"
 
 
 class StepUnclear(Question):
@@ -36,7 +41,7 @@ class StepUnclear(Question):
 class TargetUnclear(Question):
     """The instruction does not say which column to predict, and the data does not settle it: ask, never guess."""
 
-    kind = "target"
+    kind: ClassVar[Literal["target", "inputs", "instruction"]] = "target"
 
     def __init__(self, reason: str, candidates: list[str], columns: list[str]):
         self.candidates = candidates

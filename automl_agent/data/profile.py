@@ -22,6 +22,15 @@ def named_as_id(name: str) -> bool:
         or bool(re.search(r"(?<=[a-z0-9])I[Dd]$", name.strip()))
 
 
+def row_numbers(series: pd.Series) -> bool:
+    """Whole numbers counting the rows in their order from 0 or 1 (R's exported row names, a respondent number): they
+    identify a row whatever the column is called (a time-named one is a series' steps, read before this)."""
+    if not pd.api.types.is_integer_dtype(series) or len(series) < 20 or series.isna().any():
+        return False
+    values = series.to_numpy()
+    return int(values[0]) in (0, 1) and bool((values[1:] - values[:-1] == 1).all())
+
+
 def _kind(series: pd.Series, n_rows: int) -> str:
     n_unique = series.nunique(dropna=True)
     if n_unique <= 1:
@@ -34,7 +43,8 @@ def _kind(series: pd.Series, n_rows: int) -> str:
         if step_counter(series) or coded_dates(series) is not None:
             # 1, 2, 3, ...: a series' steps; 1903.0833 or 1903.02: February 1903; 800102: 1980-01-02
             return "datetime"
-        if named_as_id(str(series.name)) and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows:
+        if (named_as_id(str(series.name)) and pd.api.types.is_integer_dtype(series) and n_unique >= 0.95 * n_rows) \
+                or row_numbers(series):
             return "identifier"
         return "numeric"
     text = series.dropna().astype(str)

@@ -1,6 +1,6 @@
 """`automl-agent deploy`: the work pools, the GPU slot limit and the deployments, on the server PREFECT_API_URL names.
 
-Entry points are importable module paths (`automl_agent.flows.automl:run`), so a worker loads the flows from the
+Entry points are importable module paths (`automl_agent.flows.deployed:run`), so a worker loads the flows from the
 installed package, whatever its working directory; no code is pulled from a folder.
 """
 
@@ -32,7 +32,7 @@ class DeploymentSpec:
 
 def deployment_specs(run_pool: str = "cpu", training_pools: tuple[str, ...] = ("cpu", "gpu")) -> list[DeploymentSpec]:
     specs = [
-        DeploymentSpec("automl-agent", "run", "automl_agent.flows.automl:run", run_pool,
+        DeploymentSpec("automl-agent", "run", "automl_agent.flows.deployed:run", run_pool,
                        "One sentence and a dataset in; a trained, verified, registered model out. Fill in the "
                        "instruction and the data (a path the worker can read, or a URL)."),
         DeploymentSpec("automl-agent-bench", "nightly", "automl_agent.flows.bench:nightly", run_pool,

@@ -1,27 +1,39 @@
 """A run's beginning and end around the paper's phases: its MLflow parent run opened (or reused when resuming), the
-data resolved and the prompts' versions recorded; at the end the LLM usage counted, the report written and the record
-saved in the workspace and in MLflow."""
+data resolved and the prompts' versions recorded; at the end, whatever happened, the LLM usage counted, the report
+written and the record saved in the workspace and in MLflow."""
 
 from __future__ import annotations
 
 import json
+import time
+import traceback
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
-from .. import context
+from prefect.exceptions import TerminationSignal
+
+from .. import context, sandbox
 from ..agents.brains.pricing import reference_cost_usd
 from ..console import Reporter
 from ..data.finder import find_and_snapshot, resolve_reference
+from ..errors import Question, UserFacingError
 from ..data.inputs import is_url, localize
 from .. import prompt_registry
 from ..settings import RunOptions
 from ..retrieval import parse_selection
 from ..tasks import delivery
 from ..platform.tracking import Tracker
-from ..workspace import DataSource, LLMUsage, RunRecord, Workspace, new_run_id
+from ..workspace import DataSource, LLMUsage, OpenQuestion, RunRecord, Workspace, new_run_id
 
 
-def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
-    """The run's serializable reference (MLflow parent run created, or reused when resuming) and its context."""
+def open_run(options: RunOptions, reporter: Reporter) -> tuple[context.StageContext, RunRecord]:
+    """The run's context, from its serializable reference (MLflow parent run created, or reused when resuming), and
+    its record, with the run folder that a run failing at once needs too."""
+    warnings.filterwarnings("ignore", module=r"mlflow\..*")
+    warnings.filterwarnings("ignore", category=FutureWarning)
     run_id = options.run_id or new_run_id()
     options = options.model_copy(update={"run_id": run_id})
     tracking_uri = options.resolved_tracking_uri
@@ -35,7 +47,13 @@ def open_run(options: RunOptions, reporter: Reporter) -> context.StageContext:
     ref = context.RunRef(run_id=run_id, options=options, tracking_uri=tracking_uri,
                          experiment_id=tracker.experiment_id, mlflow_run_id=mlflow_run_id)
     context.attach_reporter(run_id, reporter)
-    return context.get(ref)
+    ctx = context.get(ref)
+    ctx.run_dir.mkdir(parents=True, exist_ok=True)
+    record = RunRecord(run_id=ctx.run_id, instruction=options.instruction, data_path=options.data_path or "",
+                       mlflow_tracking_uri=ctx.tracker.tracking_uri, mlflow_run_id=ctx.mlflow_run_id,
+                       llm=LLMUsage(backend=ctx.brain.name), training_pool=options.training_pool)
+    record.prefect_flow_run_id, record.prefect_ui_url = prefect_links()
+    return ctx, record
 
 
 def begin(ctx: context.StageContext, record: RunRecord) -> context.StageContext:
@@ -138,3 +156,47 @@ def finish(ctx: context.StageContext, record: RunRecord, results: dict[str, Any]
     finally:
         ctx.workspace.save(record)
         context.detach(ctx.run_id)
+
+
+@dataclass
+class RunInProgress:
+    """What the body of `recorded` leaves for the run's close: its context as the phases left it (the data path
+    settled), and what DELIVER returned."""
+    ctx: context.StageContext
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+@contextmanager
+def recorded(ctx: context.StageContext, record: RunRecord, started: float) -> Iterator[RunInProgress]:
+    """Whatever happens inside, the run ends with its record said and saved: a question or a refusal in the record
+    (the CLI exits 2 with it), Ctrl-C or SIGTERM recorded before it goes on, any other error written to error.log and
+    reported in one line, never a bare traceback; then the timings, the LLM usage and the closing writes (finish)."""
+    run = RunInProgress(ctx)
+    try:
+        yield run
+    except Question as exc:
+        record.status, record.message = exc.status, str(exc)
+        record.question = OpenQuestion(kind=exc.kind, question=exc.problem, candidates=list(exc.candidates),
+                                       hint=exc.hint)
+    except UserFacingError as exc:
+        record.status, record.message = exc.status, str(exc)
+    except (KeyboardInterrupt, TerminationSignal):
+        sandbox.stop_running()  # the training runs in a session of its own, which the signal did not reach
+        record.status = "interrupted"
+        record.message = ("stopped by Ctrl-C or SIGTERM: the training was stopped and nothing was registered after "
+                          "that; rerun with the same --run-id to resume from the finished stages")
+        raise
+    except Exception as exc:
+        log = run.ctx.run_dir / "error.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(traceback.format_exc())
+        record.status = "failed"
+        record.message = f"internal error ({type(exc).__name__}: {exc}); details in {log}"
+    finally:
+        record.timings = dict(run.ctx.reporter.timings)
+        record.timings["total"] = round(time.perf_counter() - started, 3)
+        record.llm = llm_usage(run.ctx, record.llm.prompt_versions, record.llm.prompt_aliases)
+        context.close_brains()
+        if record.status == "interrupted":
+            run.ctx.workspace.save(record)  # first: a second Ctrl-C during the bookkeeping below must not lose it
+        finish(run.ctx, record, run.results)

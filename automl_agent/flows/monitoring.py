@@ -83,7 +83,7 @@ def watch(
     from ..serving.packaging import safe_name
     from ..platform.home import user_home
     from ..settings import configure_environment, default_tracking_uri
-    from .automl import run
+    from .deployed import run
 
     logger = get_run_logger()
     workdir = Path(current_settings().workdir or user_home() / "workspace")

@@ -46,6 +46,11 @@ class Attempt:
     def passed(self) -> bool:
         return self.verdict.passed
 
+    def feedback(self) -> str:
+        """What the next revision's planning is told of this attempt's verification."""
+        opinion = self.verdict.manager_opinion
+        return self.verdict.reason + (f" Manager: {opinion}" if opinion else "")
+
     def rank(self, spec: RequirementSpec) -> tuple:
         value = self.result.results.get("primary_metric")
         value = float("-inf") if value is None else (value if spec.problem.metric_direction == "maximize" else -value)
@@ -102,7 +107,7 @@ def init(ctx: context.StageContext, record: RunRecord) -> tuple[Any, Requirement
     cross-checked against the data; the table's checks and snapshot written."""
     opts, say, stage, run = ctx.options, ctx.reporter.detail, ctx.reporter.stage, ctx.ref
     with stage("request", "INIT: reading data and verifying the request"):
-        frame, profile = read_input(opts.data_path, record.data_path)
+        frame, profile = read_input(opts.data_path or record.data_path, record.data_path)
         if record.data_source is not None and record.data_source.source != "url":  # a dataset found or referenced
             ctx.tracker.dataset_input(ctx.mlflow_run_id, frame, record.data_path, record.data_source.name)
         verdict = stage_call(ctx, record, request.verify_request, run, opts.instruction, profile)
@@ -305,8 +310,6 @@ def deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec,
     for warning in sanity.score_warnings(results, spec.problem.downstream_task.value):
         record.warnings.append(warning)
         ctx.reporter.always(f"WARNING: {warning}")
-    ctx.tracker.metrics(ctx.mlflow_run_id, results["metrics"], prefix="test_")
-    ctx.tracker.metrics(ctx.mlflow_run_id, {k: results.get(k) for k in ("latency_ms", "model_size_mb", "training_time_s", "peak_memory_mb", "n_trials", "cv_score")})
     with ctx.reporter.stage("package", "DELIVER: registering, building the bento, writing the demo"):
         registered, model_uri, schema = delivery.register_model(ctx.ref, spec, best.result, best.verdict, best.version)
         record.registered_model = registered
@@ -327,7 +330,7 @@ def deliver(ctx: context.StageContext, record: RunRecord, spec: RequirementSpec,
     useless = bool(best.verdict.passed and standing and standing.alias == "candidate")  # a constant, not a model
     record.success_score = success_score(runnable=True, deployed=bool(record.bento_tag and record.demo_path) and not useless,
                                          n_constraints=len(best.verdict.checks), n_satisfied=n_satisfied)
-    if useless:
+    if useless and standing:
         record.status = "failed"
         record.message = (f"every constraint is met, but the model is no use: {standing.reason}; it is registered with "
                           f"alias 'candidate', not 'champion'")

@@ -19,7 +19,6 @@ from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
 from ..agents.brains.base import Transcript
-from ..serving.frames import consumer_signature
 from ..settings import is_remote_tracking, point_mlflow_at
 from ..workspace import RegisteredModel
 
@@ -217,13 +216,12 @@ class Tracker:
             log.warning("could not link prompt versions to trace %s: %s", trace_id, exc)
 
     def log_model(self, run_id: str, model: Any, example: Any, name: str, requirements: list[str],
-                  schema: dict[str, Any], description: str = "") -> tuple[RegisteredModel, str]:
+                  schema: dict[str, Any], signature: Any = None, description: str = "") -> tuple[RegisteredModel, str]:
         """Log and register the model, without an alias (the champion gate gives it one); the serving schema travels
         in the model's metadata, so a bento can be built from the registry alone (`automl-agent serve
-        models:/NAME@champion`)."""
+        models:/NAME@champion`). `signature`: what a consumer sends (serving.frames.consumer_signature)."""
         trusted = trusted_types(model)
         requirements = requirements + [f"{lib}=={package_version(lib)}" for lib in model_libraries(trusted)]
-        signature = consumer_signature(example, schema)
         # MLflow prints "Successfully registered..." to stderr itself; the flow reports the registration instead.
         with mlflow.start_run(run_id=run_id), contextlib.redirect_stderr(io.StringIO()):
             info = mlflow.sklearn.log_model(model, name="model", input_example=example, signature=signature,

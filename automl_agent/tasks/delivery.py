@@ -13,7 +13,7 @@ from .. import context
 from ..context import RunRef
 from ..agents.contracts import ImplementationVerdict, PipelineResult, RequirementSpec
 from ..serving import aliases, champion, packaging, portable
-from ..serving.frames import as_registered, describe_version, example_frame
+from ..serving.frames import as_registered, consumer_signature, describe_version, example_frame
 from ..serving.registry import registry_label
 from ..model_export import load_trained_model
 from ..monitoring import reference as monitoring_reference
@@ -34,11 +34,17 @@ def model_requirements(task: str) -> list[str]:
     return [*portable.direct_pins(portable.model_libraries(task)), f"automl-agent=={__version__}"]
 
 
-@task(name="register_model")
+@task(name="register_model",
+      description="The model in the MLflow registry; @champion only if it scores at least as well as the champion "
+                  "on the same held-out rows.")
 def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, verdict: ImplementationVerdict,
                    version: int) -> tuple[RegisteredModel, str, dict[str, Any]]:
-    """Load the trained bundle, prove it predicts, log it to MLflow and register it with an alias."""
+    """Load the trained bundle, prove it predicts, log it and its measured numbers to MLflow and register it with an
+    alias."""
     ctx = context.get(run)
+    ctx.tracker.metrics(ctx.mlflow_run_id, result.results["metrics"], prefix="test_")
+    ctx.tracker.metrics(ctx.mlflow_run_id, {k: result.results.get(k) for k in (
+        "latency_ms", "model_size_mb", "training_time_s", "peak_memory_mb", "n_trials", "cv_score")})
     attempt = Path(result.workdir)
     model = load_trained_model(attempt, memory_mb=ctx.options.memory_mb)
     schema = json.loads((attempt / "model" / "schema.json").read_text())
@@ -55,7 +61,8 @@ def register_model(run: RunRef, spec: RequirementSpec, result: PipelineResult, v
     rival = aliases.rival(ctx.tracker.client, name, task=task, data_path=spec.dataset.path, attempt=attempt,
                           schema=schema, pos_label=pos_label)
     registered, model_uri = ctx.tracker.log_model(ctx.mlflow_run_id, as_registered(model, schema), example, name,
-                                                  model_requirements(task), schema=schema)
+                                                  model_requirements(task), schema=schema,
+                                                  signature=consumer_signature(example, schema))
     standing = champion.decide(metric=spec.problem.metric, evidence=evidence, run_passed=verdict.passed,
                                run_reason=verdict.reason, rival=rival, contract=champion.input_contract(schema),
                                allow_schema_change=ctx.options.allow_schema_change)
@@ -83,7 +90,9 @@ def reference_path(run_dir: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-@task(name="build_bento", retries=1, retry_delay_seconds=1)
+@task(name="build_bento",
+      description="The BentoML service, built offline with pinned requirements.",
+      retries=1, retry_delay_seconds=1)
 def build_bento(run: RunRef, model_uri: str, registered: RegisteredModel, schema: dict[str, Any]) -> str:
     ctx = context.get(run)
     return packaging.build_bento(ctx.run_dir, model_uri, f"{registered.name}:{registered.version}", schema, registered.name,
@@ -96,7 +105,7 @@ def load_evidence(run_dir: Path) -> HeldOutEvidence | None:
     return HeldOutEvidence.model_validate_json(path.read_text()) if path.is_file() else None
 
 
-@task(name="write_demo")
+@task(name="write_demo", description="The Gradio demo page with the model card.")
 def write_demo(run: RunRef, model_uri: str, spec: RequirementSpec, schema: dict[str, Any], card: dict[str, Any]) -> str:
     ctx = context.get(run)
     path = packaging.write_demo(ctx.run_dir, tracking_uri=ctx.tracker.tracking_uri, model_uri=model_uri, schema=schema,
@@ -121,7 +130,7 @@ def _artifact_markdown(markdown: str, tracking_uri: str, mlflow_run_id: str | No
     return stripped + "\n*The pictures are in report.html, in the run folder and in the MLflow run's report/ folder.*\n"
 
 
-@task(name="report")
+@task(name="report", description="report.md and report.html, in MLflow and as a Prefect artifact.")
 def report(run: RunRef, record_json: str, results: dict[str, Any]) -> str:
     ctx = context.get(run)
     files = write_report(ctx.run_dir, json.loads(record_json), results, load_evidence(ctx.run_dir))

@@ -9,7 +9,9 @@ from ..agents.contracts import DataProfile, ExecutionVerdict, Plan, PlanOutcome,
 from .common import STAGE_CACHE, retry_unless_user_error, worker_id
 
 
-@task(name="execute_plan", task_run_name="execute_plan_{plan.plan_id}", cache_policy=STAGE_CACHE, retries=2,
+@task(name="execute_plan",
+      description="Data agent and model agent on one plan; mapped over the plans, in parallel.",
+      task_run_name="execute_plan_{plan.plan_id}", cache_policy=STAGE_CACHE, retries=2,
       retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
 def execute_plan(run: RunRef, plan: Plan, spec: RequirementSpec, profile: DataProfile, top_k: int, revision: int) -> PlanOutcome:
     """One plan, by the data agent then the model agent; a nested MLflow run records it."""
@@ -27,7 +29,9 @@ def execute_plan(run: RunRef, plan: Plan, spec: RequirementSpec, profile: DataPr
     return outcome
 
 
-@task(name="verify_execution", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
+@task(name="verify_execution",
+      description="Manager: the plan whose outcome fits the requirements best.",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
 def verify_execution(run: RunRef, spec: RequirementSpec, outcomes: list[PlanOutcome], revision: int) -> ExecutionVerdict:
     ctx = context.get(run)
     verdict = manager.verify_execution(ctx.brain, spec, outcomes)

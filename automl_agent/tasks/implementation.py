@@ -19,7 +19,9 @@ from ..sandbox import run_script
 from .common import STAGE_CACHE, retry_unless_user_error
 
 
-@task(name="write_pipeline", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
+@task(name="write_pipeline",
+      description="Operation agent: the training script.",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
 def write_pipeline(run: RunRef, spec: RequirementSpec, outcome: PlanOutcome, version: int, previous_error: str,
                    attempt: int = 1, force_skeleton: bool = False) -> tuple[PipelineScript, list[str]]:
     """The operation agent's script for this version and code attempt, and the static problems of the brain's code
@@ -49,7 +51,9 @@ def _progress_printer(ctx: context.StageContext):
     return on_line
 
 
-@task(name="run_pipeline", cache_policy=STAGE_CACHE)
+@task(name="run_pipeline",
+      description="The script in the sandbox, Optuna within the budget; here or on a work pool.",
+      cache_policy=STAGE_CACHE)
 def run_pipeline(run: RunRef, script: PipelineScript, spec: RequirementSpec, attempt: int = 1) -> PipelineResult:
     """The script runs in the sandbox, here or as a flow run on the training pool; whatever it does, this returns a
     result and never hangs."""
@@ -148,7 +152,9 @@ def _train_on_pool(ctx: context.StageContext, script: PipelineScript, spec: Requ
     return outcome
 
 
-@task(name="verify_implementation", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
+@task(name="verify_implementation",
+      description="Manager: every constraint against the measured numbers.",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
 def verify_implementation(run: RunRef, spec: RequirementSpec, result: PipelineResult, version: int) -> ImplementationVerdict:
     ctx = context.get(run)
     verdict = manager.verify_implementation(ctx.brain, spec, result)

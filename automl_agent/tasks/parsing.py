@@ -9,7 +9,9 @@ from ..agents.contracts import DataProfile, RequirementSpec
 from .common import STAGE_CACHE, retry_unless_user_error
 
 
-@task(name="parse_instruction", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2,
+@task(name="parse_instruction",
+      description="Prompt agent: the instruction as a RequirementSpec, cross-checked against the data.",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2,
       retry_condition_fn=retry_unless_user_error)
 def parse_instruction(run: RunRef, instruction: str, profile: DataProfile,
                       target: str | None) -> tuple[RequirementSpec, list[str]]:

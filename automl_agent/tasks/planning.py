@@ -9,7 +9,9 @@ from ..agents.contracts import Knowledge, Plan, RequirementSpec
 from .common import STAGE_CACHE, retry_unless_user_error
 
 
-@task(name="make_plans", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
+@task(name="make_plans",
+      description="Manager: P plans, revised with the last verification's feedback.",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2, retry_condition_fn=retry_unless_user_error)
 def make_plans(run: RunRef, spec: RequirementSpec, knowledge: Knowledge, n_plans: int, feedback: str,
                revision: int) -> list[Plan]:
     ctx = context.get(run)

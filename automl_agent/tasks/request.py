@@ -9,7 +9,9 @@ from ..agents.contracts import DataProfile, RequestVerdict
 from .common import STAGE_CACHE, retry_unless_user_error
 
 
-@task(name="verify_request", cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2,
+@task(name="verify_request",
+      description="Manager: is this a machine-learning request on this data?",
+      cache_policy=STAGE_CACHE, retries=2, retry_delay_seconds=2,
       retry_condition_fn=retry_unless_user_error)
 def verify_request(run: RunRef, instruction: str, profile: DataProfile) -> RequestVerdict:
     ctx = context.get(run)

@@ -13,7 +13,10 @@ from ..retrieval import DataShape, parse_selection, query_for, retrieve
 from .common import STAGE_CACHE
 
 
-@task(name="retrieve_knowledge", cache_policy=STAGE_CACHE)
+@task(name="retrieve_knowledge",
+      description="Bundled notes (BM25), arXiv, Kaggle, HF, web and OpenML, searched in parallel within one time "
+                  "budget.",
+      cache_policy=STAGE_CACHE)
 def retrieve_knowledge(run: RunRef, spec: RequirementSpec, shape: DataShape) -> Knowledge:
     ctx = context.get(run)
     query = query_for(spec, shape)

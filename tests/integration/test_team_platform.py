@@ -162,7 +162,7 @@ def test_a_deployment_run_trains_on_the_gpu_pool_and_lands_in_the_shared_registr
     assert "automl-agent/run" in deployed and "automl-agent-train/gpu" in deployed
 
     deployment = _api("GET", f"{api}/deployments/name/automl-agent/run")
-    assert deployment["entrypoint"] == "automl_agent.flows.automl:run" and deployment["work_pool_name"] == "cpu"
+    assert deployment["entrypoint"] == "automl_agent.flows.deployed:run" and deployment["work_pool_name"] == "cpu"
     assert {"instruction", "data", "training_pool"} <= set(deployment["parameter_openapi_schema"]["properties"])
     nightly = httpx.get(f"{api}/deployments/name/automl-agent-bench/nightly", timeout=30).json()
     assert nightly["paused"] and nightly["schedules"][0]["schedule"]["cron"] == "0 2 * * *"

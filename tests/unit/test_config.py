@@ -357,7 +357,8 @@ def test_the_readme_links_the_settings_doc():
 def test_the_flows_read_the_task_runner_setting_when_a_run_starts_not_at_import(clean_env):
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from automl_agent.flows.automl import automl_flow, run
+    from automl_agent.flows.automl import automl_flow
+    from automl_agent.flows.deployed import run
     from automl_agent.flows.task_runners import ConfiguredTaskRunner
 
     assert isinstance(run.task_runner, ConfiguredTaskRunner) and isinstance(automl_flow.task_runner, ConfiguredTaskRunner)

@@ -55,3 +55,14 @@ def test_only_the_cli_imports_the_cli_and_the_flows():
                 if _within(imported, CLI) or (_within(imported, ("automl_agent.flows",))
                                                and not _within(name, ("automl_agent.flows",)))]
     assert not reaching, f"modules below the CLI that import it or the flows: {reaching}"
+
+
+def test_the_platform_serves_what_is_above_it_and_imports_none_of_it():
+    """The servers, processes and MLflow tracking know nothing of serving, the tasks or the flows; only the stack,
+    which brings the team's deployments up, reaches the deployment definitions."""
+    above = ("automl_agent.serving", "automl_agent.tasks", "automl_agent.flows", "automl_agent.deployments",
+             "automl_agent.monitoring", "automl_agent.benchmark", *CLI)
+    upward = [f"{name} -> {imported}" for name, imports in import_graph().items()
+              if _within(name, ("automl_agent.platform",)) and name != "automl_agent.platform.stack"
+              for imported in sorted(imports) if _within(imported, above)]
+    assert not upward, f"the platform reaches up: {upward}"

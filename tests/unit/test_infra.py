@@ -89,7 +89,7 @@ def test_prefect_yaml_entrypoints_load_as_flows_and_take_its_parameters():
 def test_run_deployment_parameters_are_plain_values_with_descriptions():
     from prefect.utilities.callables import parameter_schema
 
-    from automl_agent.flows.automl import run
+    from automl_agent.flows.deployed import run
 
     schema = parameter_schema(run.fn).model_dump_for_openapi()
     assert schema["required"] == ["instruction"]  # no data: the data agent finds the dataset the instruction names
@@ -102,7 +102,7 @@ def test_the_run_form_requires_instruction_and_data_and_offers_the_deployed_pool
     from prefect.utilities.callables import parameter_schema
 
     from automl_agent.deployments.register import run_form
-    from automl_agent.flows.automl import run
+    from automl_agent.flows.deployed import run
 
     form = run_form(parameter_schema(run.fn).model_dump_for_openapi(), ("cpu", "gpu", "big-gpu"))
     assert form["required"] == ["instruction", "data"]

@@ -143,6 +143,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "bien classées": "classified correctly", "correctement classés": "classified correctly",
         "correctement classées": "classified correctly", "prédictions correctes": "correct predictions",
         "erreur absolue moyenne": "mean absolute error", "erreur quadratique moyenne": "root mean squared error",
+        "aire sous la courbe roc": "area under the roc curve", "aire sous la courbe": "area under the curve",
         "information mutuelle normalisée": "normalized mutual information", "indice de rand ajusté": "adjusted rand index",
         "indice de rand": "rand index", "métrique": "metric", "à l'aide de l'": "using", "à l'aide de": "using",
         "à l'aide du": "using", "la colonne": "the column", "colonne": "column", "colonnes": "columns",
@@ -204,6 +205,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "mittleren quadratischen fehler": "mean squared error", "mittlere quadratische fehler": "mean squared error",
         "bewertet": "evaluated", "bewerte": "evaluate", "bewerten": "evaluate", "gemessen": "measured",
         "wurzel des mittleren quadratischen fehlers": "root mean squared error",
+        "fläche unter der roc-kurve": "area under the roc curve", "fläche unter der kurve": "area under the curve",
         "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
         "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
         "spalten": "columns", "nächsten": "next", "kommenden": "next", "nächste": "next", "kommende": "next", "folgenden": "following",
@@ -284,7 +286,8 @@ _LEXICON: dict[str, dict[str, str]] = {
         "menos de": "less than", "por debajo de": "below", "inferior a": "below", "más de": "more than",
         "por encima de": "above", "superior a": "above", "exactitud": "accuracy", "precisión": "precision",
         "sensibilidad": "recall", "error absoluto medio": "mean absolute error",
-        "raíz del error cuadrático medio": "root mean squared error", "índice de rand ajustado": "adjusted rand index",
+        "raíz del error cuadrático medio": "root mean squared error",
+        "área bajo la curva roc": "area under the roc curve", "área bajo la curva": "area under the curve", "índice de rand ajustado": "adjusted rand index",
         "índice de rand": "rand index", "información mutua normalizada": "normalized mutual information",
         "métrica": "metric", "la columna": "the column", "columna": "column", "columnas": "columns",
         "variable objetivo": "target", "objetivo": "target", "grupos": "groups", "en": "into",
@@ -359,6 +362,26 @@ _SEPARABLE = {"de": (r"\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvoraus\b
 
 
 @lru_cache(maxsize=1)
+def _describing_words() -> frozenset[str]:
+    """The English data words that describe a thing ('annual', 'catholic'), from knowledge/data_words.json."""
+    return frozenset(json.loads(_DATA_WORDS_PATH.read_text(encoding="utf-8"))["_describing"])
+
+
+def _in_english_order(text: str, lang: str, words: dict[str, str]) -> str:
+    """French and Spanish put a describing word after the thing it describes, English before it: 'lycée catholique'
+    is read as 'catholique lycée', so that it translates to 'catholic high school', the order column names follow
+    (cathhs). Only a known thing followed by a known describing word is turned round."""
+    if lang not in ("fr", "es"):
+        return text
+    describing = _describing_words()
+    things = sorted((w for w, e in words.items() if e not in describing), key=len, reverse=True)
+    describers = sorted((w for w, e in words.items() if e in describing), key=len, reverse=True)
+    pair = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(w) for w in things) + r")\s+("
+                      + "|".join(re.escape(w) for w in describers) + r")(?![\w\x00])", re.IGNORECASE)
+    return pair.sub(lambda m: f"{m.group(2)} {m.group(1)}", text)
+
+
+@lru_cache(maxsize=1)
 def _data_words() -> dict[str, dict[str, str]]:
     """language -> {word as written there: the English word}, from knowledge/data_words.json."""
     entries = json.loads(_DATA_WORDS_PATH.read_text(encoding="utf-8"))
@@ -407,6 +430,7 @@ def _translate(text: str, lang: str) -> str:
     if lang == "de":  # compounds first, while their parts are still whole words
         text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",
                       lambda m: _compound_read(m.group(1), words), text, flags=re.IGNORECASE)
+    text = _in_english_order(text, lang, words)
     lexicon = {**words, **{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
     phrases = sorted(lexicon, key=len, reverse=True)
     # ("de l'âge", "d'études": an elided article or preposition ends at its apostrophe)
@@ -737,7 +761,7 @@ def _bullets(text: str) -> tuple[str, list[str]]:
 
 # where a description of columns starts, reading back from its parenthesis: 'from the moisture readings (humid, dewp)'
 _DESCRIPTION_START = (r"[,;:.!?]|\b(?:from|using|use|with|by|on|of|to|predict\w*|forecast\w*|classify|estimate\w*|"
-                      r"cluster\w*|model|regress|except|without|but|not|no|have|has|whether|if|than|is|are|what|which|each|every|"
+                      r"cluster\w*|model|regress|except|without|but|not|nor|neither|no|have|has|whether|if|than|is|are|what|which|each|every|"
                       r"per|for|keep|leave|drop|exclude|ignore|omit|skip|remove|hold|put|set|feed|give|include)\b")
 # words that start a description only where no other start is near: 'the value of a house (medv)' and 'the
 # benefits per hour (hrbens)' are each one description, read back to 'the value' and 'the benefits'

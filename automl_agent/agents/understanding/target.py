@@ -1069,10 +1069,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     # ('month over month', 'year on year' say how a change is measured, no month or year column)
     windows += [(m.start(), m.end()) for m in re.finditer(
         r"\b(?:month|year|quarter|week|day)\s+(?:over|on|to)\s+(?:month|year|quarter|week|day)\b", text)]
-    # 'how well each student will do in the math course': where one does well names the setting, not the outcome
-    windows += [(m.start(1), m.end(1)) for m in re.finditer(
-        r"\b(?:do|does|did|doing|perform(?:s|ed|ing)?|fares?|fared)\s+(?:well\s+|badly\s+|best\s+|poorly\s+)?"
-        r"(?:in|at|on)\s+((?:the|their|his|her|its|a|an|each)\s+(?:[\w-]+\s+){0,2}[\w-]+)", text)]
+    windows += _settings(text)
     every_mention: list[_Evidence] = []  # each column's every mention; `found` keeps its strongest
     for column in columns:
         mentions = [e for e in said_of[column.name]
@@ -1188,7 +1185,10 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     ordered = [c for c in profile.target_candidates if c in {r.name for r in remaining}]
     if similarities:
         ordered = sorted(similarities, key=lambda c: -similarities[c])
-    ordered = _touched_first(target_phrase(text) or text, ordered or [c.name for c in remaining])
+    # (the setting of 'how well they do in the course' touches no candidate: it is not what is asked for)
+    setting = {w for a, b in _settings(text) for w in re.findall(r"[\w-]+", text[a:b])}
+    phrase = " ".join(w for w in (target_phrase(text) or text).split() if w.lower() not in setting)
+    ordered = _touched_first(phrase, ordered or [c.name for c in remaining])
     ordered = _answer_kind_first(text, ordered, profile)
     ordered = _numbered_first(text, ordered, [c.name for c in remaining])
     return TargetDecision(column=None, confidence="low", how="none", ask=True, candidates=ordered[:3], scores=scores,
@@ -1220,6 +1220,15 @@ def _points_back_at_two(text: str) -> bool:
     a little better."""
     first = _ONE_AND_THE_OTHER.search(text)
     return bool(first) and bool(_FOR_IT.search(text, first.end()))
+
+
+# 'how well each student will do in the math course': where one does well names the setting, not the outcome
+_SETTING = re.compile(r"\b(?:do|does|did|doing|perform(?:s|ed|ing)?|fares?|fared)\s+(?:well\s+|badly\s+|best\s+|"
+                      r"poorly\s+)?(?:in|at|on)\s+((?:the|their|his|her|its|a|an|each)\s+(?:[\w-]+\s+){0,2}[\w-]+)")
+
+
+def _settings(text: str) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _SETTING.finditer(text)]
 
 
 def _answer_kind_first(text: str, names: list[str], profile: DataProfile) -> list[str]:
@@ -1379,11 +1388,12 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
 
 def _said_as_target(name: str, text: str) -> bool:
     """The whole name said ('by customer_id'), and not where the words leave it out or give it as an input ('don't
-    feed it the Name column')."""
+    feed it the Name column'), nor as what a row is ('how well each student will do' over a Student number)."""
     roles = _roles(text)
     spaced_name = re.sub(r"[_\W]+", " ", name.lower()).strip()
     spaced_text = re.sub(r"[_\W]", " ", text)  # same length: positions still line up with the roles
     return any(not _within(m.start(), roles["negated"]) and not _within(m.start(), roles["features"])
+               and not re.search(r"\b(?:each|every|per|any|which|whose)\s+$", spaced_text[max(0, m.start() - 8):m.start()])
                for m in re.finditer(rf"(?<!\w){re.escape(spaced_name)}(?!\w)", spaced_text))
 
 
