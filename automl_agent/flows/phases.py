@@ -244,7 +244,8 @@ def write_and_train(ctx: context.StageContext, record: RunRecord, spec: Requirem
         if budget_s < opts.budget_s and attempt == 1:
             say(f"the instruction limits training to {budget_s / 0.9:g} s: the search and the final fit get "
                 f"{budget_s:.0f} s of the run's {opts.budget_s:g} s budget")
-        with stage("train", f"IMPLEMENT: training in the sandbox (HPO budget {budget_s:.0f} s)"):
+        where = implementation.training_place(spec, opts.training_pool)
+        with stage("train", f"IMPLEMENT: training {where} (HPO budget {budget_s:.0f} s)"):
             result = stage_call(ctx, record, implementation.run_pipeline, run, script, spec, attempt)
             if result.ok:
                 r = result.results

@@ -51,6 +51,16 @@ def _progress_printer(ctx: context.StageContext):
     return on_line
 
 
+def training_place(spec: RequirementSpec, training_pool: str | None) -> str:
+    """Where run_pipeline trains this spec's script, as the run's stage line says it."""
+    settings = current_settings()
+    cluster = cluster_training.cluster_for(spec.problem.downstream_task.value, spec.dataset.path,
+                                           settings.task_runner, settings.cluster_training_rows)
+    if cluster is not None:
+        return f"on the Dask cluster at {cluster.address}" if cluster.address else "on a local Dask cluster"
+    return f"in the sandbox on work pool {training_pool!r}" if training_pool else "in the sandbox"
+
+
 @task(name="run_pipeline",
       description="The script in the sandbox, Optuna within the budget; here or on a work pool.",
       cache_policy=STAGE_CACHE)

@@ -30,5 +30,6 @@ def test_plans_mapped_on_dask_worker_processes(run_cli, small_churn, monkeypatch
     assert record.best_model == "lightgbm_dask" and record.metrics["f1"] > 0.4, (record.best_model, record.metrics)
     log = next(Path(record.data_snapshot).parents[1].glob("attempt_v*/train_v*.log")).read_text()
     assert "training on a local Dask cluster" in log and "rounds on 2 workers" in log
+    assert "IMPLEMENT: training on a local Dask cluster" in err and "training in the sandbox" not in err
     versions = client.search_model_versions("name='dask-churn'")
     assert [v.run_id for v in versions] == [record.mlflow_run_id]

@@ -128,11 +128,18 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
     chunk = re.sub(r"\s+or\s+not\b", "", chunk)  # 'urban or not' is the urban item, asked as a yes or no
     # 'the change between 71 and 82': the two ends of a span are one item
     chunk = re.sub(r"\b(between\s+(?:the\s+)?[\w.'-]+)\s+and\s+(?=[\w.'-])", "\\1\x01", chunk)
+    # 'the free/reduced-price lunch share': two words for one head after them are one item ('age/income and
+    # tenure' is still two)
+    chunk = re.sub(r"\b([a-z][\w-]*)/(?=[a-z][\w-]*\s+(?!(?:and|or|nor|plus|as|along)\b)[a-z])", "\\1 ", chunk,
+                   flags=re.IGNORECASE)
     for piece in re.split(_ITEM_SPLIT, chunk):
         piece = piece.replace("\x01", " and ")
         if re.match(r"\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had|would|will|can|could|may|might|must|"
                     r"should)|since|because)\b", piece):
             continue  # 'the logged pay variable, which is just the answer rewritten, and ...': an aside on the item before
+        if re.fullmatch(r"\s*(?:all|both|each|each one|every one|everything)\s+(?:of\s+them\s+)?(?:in|as)\s+"
+                        r"(?:(?:their\s+)?levels?|plain|raw|original)(?:\s+(?:units|form|values|terms))?\s*", piece):
+            continue  # '..., all in levels': the items as they stand, said of the list, no item itself
         # 'the occupation where he is working': the item, without what is said of it
         piece = re.sub(r"\s+(?:where|who|which)\s+(?:he|she|they|it|is|are|was|were)\b.*$", "", piece)
         bare = re.sub(r"^(?:(?:the|its|their|a|an)\s+)+", "", " ".join(piece.strip(" '\"`:-.").split()))
@@ -291,6 +298,12 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
             return named, group
     rate = re.fullmatch(r"(.+?)\s+per\s+(?:\d+\s+|a\s+|one\s+|each\s+|thousand\s+|hundred\s+)?[\w-]+", bare)
     if rate:  # 'spending per pupil' is the spending, whatever column the pupils have
+        # (unless a column's name says the whole rate: 'expenditure per pupil' is exppp beside expend)
+        said = re.sub(r"^(?:the|a|an|its|their)\s+", "", bare)
+        whole = [c.name for c in columns if any(e.words.lower() == said and e.score >= 0.7
+                                                 for e in column_mentions(c, said, tokens(said)))]
+        if len(whole) == 1:
+            return whole, False
         named, group = _columns_for(rate.group(1), columns)
         if len(named) == 1:
             return named, group

@@ -839,6 +839,30 @@ def _metric_restated(text: str) -> tuple[str, list[str]]:
     return text, notes
 
 
+_BOUND_AFTER_IT = re.compile(r"\b(it|that|this)(\s+(?:is|'s|comes?\s+in|stays?|falls?|lands?|(?:must|should|has to|"
+                             r"needs to)\s+(?:be|stay|come in|fall))\s+(?:below|under|above|over|at least|at most|"
+                             r"less than|more than|no more than|no less than|lower than|higher than|better than|"
+                             r"[<>]=?)\s*\d)", re.IGNORECASE)
+
+
+def _metric_pronoun(text: str) -> tuple[str, list[str]]:
+    """'Report RMSE; accept if it is below 15.5': a bound said of 'it' right after a sentence that names one metric,
+    and nothing else with a number between, is a bound on that metric."""
+    notes: list[str] = []
+    names = "|".join(re.escape(a) for a in sorted(ALIASES, key=len, reverse=True))
+
+    def rewrite(m: re.Match) -> str:
+        before = m.string[max(0, m.start() - 60):m.start()]
+        said = {ALIASES[n.lower()] for n in re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)}
+        if len(said) != 1 or re.search(r"(?<![\w.])\d", before):  # (a number of its own, not read4's 4)
+            return m.group(0)
+        name = re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)[-1]
+        notes.append(f"'{m.group(1)}' in '{m.group(0)}' read as {name}, the metric named just before")
+        return name + m.group(2)
+
+    return _BOUND_AFTER_IT.sub(rewrite, text), notes
+
+
 def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'the moisture readings (humid, dewp, precip)' -> 'humid, dewp, precip'; 'the median value of a house (medv)'
     -> 'medv': when every name in the parentheses is a column, they are what the words before them describe, and
@@ -1064,8 +1088,11 @@ def _limited_heading(text: str) -> tuple[str, list[str]]:
         notes.append(f"{m.group(0)!r} read as {m.group(1) + ':'!r}")
         return m.group(1) + ":"
 
+    # ('Inputs, and only these:', 'Features - these only:' the same, set off by a comma or a dash)
     text = re.sub(r"\b(inputs?|features?|predictors?)\s*(?:\(\s*(?:and\s+)?(?:nothing else|nothing more|only(?: these)?|"
-                  r"no others?|exclusively|just these)\s*\)|only|alone)\s*:", bare, text, flags=re.I)
+                  r"no others?|exclusively|just these)\s*\)|only|alone|(?:,|\s-|\s\u2013|\s\u2014)\s*(?:and\s+)?"
+                  r"(?:only|just)\s+(?:these|those|the following)|(?:,|\s-|\s\u2013|\s\u2014)\s*(?:these|those)\s+only|"
+                  r"(?:,|\s-|\s\u2013|\s\u2014)\s*(?:and\s+)?nothing else)\s*:", bare, text, flags=re.I)
 
     def headed(m: re.Match) -> str:
         notes.append(f"{m.group(1).strip()!r} read as 'Inputs:'")
@@ -1498,7 +1525,7 @@ def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, 
         text, notes = _spelling(text, columns)
         rewrites += notes
     # in this order: a range names columns a restatement or an owner may then stand for ('i.e. game through bat_avg')
-    for step in (_metric_restated, _yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, _function_calls,
+    for step in (_metric_restated, _metric_pronoun, _yes_no_columns, _limit_in_parentheses, _limited_heading, _formula, _function_calls,
                  lambda t: _ranges(t, columns), lambda t: _restated(t, columns), _elided, _shared_possessions,
                  lambda t: _measure_of_each(t, columns),
                  _owners_in_parentheses,

@@ -1328,7 +1328,7 @@ def target_phrase(text: str) -> str:
     m = re.search(rf"\b(?:{TARGET_VERBS})\b(.*)", text)
     phrase = m.group(1) if m else text
     phrase = re.split(rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b", phrase)[0]
-    words = [w for w in re.findall(r"[a-z]+", phrase) if w not in {"the", "a", "an", "which", "whether", "who", "if"}]
+    words = [w for w in re.findall(r"[^\W\d_]+", phrase) if w not in {"the", "a", "an", "which", "whether", "who", "if"}]
     return " ".join(words) or text
 
 

@@ -143,7 +143,8 @@ def expand_shorthand(text: str) -> str:
 
 def tokens(text: str) -> list[Token]:
     out = []
-    for m in re.finditer(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()):
+    # letters with accents are letters: 'été' is a word, not a lone 't' that could name a column (LEN.T)
+    for m in re.finditer(r"[^\W_]+(?:'[^\W_]+)?", text.lower()):
         word = m.group(0).removesuffix("'s")
         out.append(Token(word, stem(word), m.start()))
     return out
