@@ -67,7 +67,8 @@ def steps_per_unit(values: pd.Series) -> int | None:
     if numbers.max() >= 1000 or not 0 < np.median(steps) < 1:
         return None  # decimal years are dates (coded_dates)
     frequency = int(round(1 / np.median(steps)))
-    return frequency if frequency >= 2 and np.allclose(steps, 1 / frequency, rtol=0, atol=1e-4 / frequency) else None
+    # (within a hundredth of a step: a CSV keeps 1/365 to six decimals)
+    return frequency if frequency >= 2 and np.allclose(steps, 1 / frequency, rtol=0, atol=0.01 / frequency) else None
 
 
 def step_counter(values: pd.Series) -> bool:

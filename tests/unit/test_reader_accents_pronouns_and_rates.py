@@ -61,6 +61,8 @@ def test_a_number_said_of_it_elsewhere_is_no_bound_on_the_metric():
     from automl_agent.agents.understanding.language import canonical
 
     assert canonical("Predict price, it is below 100 usually; RMSE under 5.").text.startswith("Predict price, it is")
+    # a size or a time said of 'it' is the model's, not the metric's
+    assert canonical("Report RMSE. The model file: make sure it is under 50 MB.").text.endswith("it is under 50 MB.")
 
 
 @pytest.mark.parametrize("text", [
@@ -83,3 +85,4 @@ def test_two_words_for_one_head_and_a_remark_on_the_whole_list(schools):
     assert got["outcome"] == "ok" and got["features"] == ["enroll", "exppp", "meals"], got
     got = _read(schools, "Predict pass4 using only meals/enroll and exppp.")
     assert got["outcome"] == "ok" and got["features"] == ["enroll", "exppp", "meals"], got
+

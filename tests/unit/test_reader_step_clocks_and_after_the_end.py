@@ -21,6 +21,7 @@ def _clock(frequency: int, n: int, start: float = 1.0, name: str = "time") -> pd
 def test_a_clock_stepping_by_a_fraction_numbers_the_steps():
     assert steps_per_unit(_clock(7, 200, start=1 + 3 / 7)) == 7
     assert steps_per_unit(_clock(24, 500)) == 24
+    assert steps_per_unit(_clock(365, 800)) == 365  # days counted in years, kept to six decimals
     assert steps_per_unit(pd.Series(np.arange(1, 100), name="t")) == 1
     steps = as_times(_clock(7, 200, start=1 + 3 / 7))
     assert steps.iloc[:3].tolist() == [10.0, 11.0, 12.0] and not steps.duplicated().any()

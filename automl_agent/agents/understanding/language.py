@@ -856,6 +856,9 @@ def _metric_pronoun(text: str) -> tuple[str, list[str]]:
         said = {ALIASES[n.lower()] for n in re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)}
         if len(said) != 1 or re.search(r"(?<![\w.])\d", before):  # (a number of its own, not read4's 4)
             return m.group(0)
+        if re.match(r"[\d.,]*\s*(?:[kmgt]i?b|bytes?|ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h)\b",
+                    m.string[m.end():], flags=re.IGNORECASE):
+            return m.group(0)  # 'Report RMSE. The file: make sure it is under 50 MB': a size or a time is no metric's
         name = re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)[-1]
         notes.append(f"'{m.group(1)}' in '{m.group(0)}' read as {name}, the metric named just before")
         return name + m.group(2)
