@@ -7,7 +7,7 @@ import re
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
-from ..trainkit.times import as_times, coded_dates, step_counter
+from ..trainkit.times import as_times, coded_dates, counts_rows, step_counter
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
 
@@ -25,10 +25,8 @@ def named_as_id(name: str) -> bool:
 def row_numbers(series: pd.Series) -> bool:
     """Whole numbers counting the rows in their order from 0 or 1 (R's exported row names, a respondent number): they
     identify a row whatever the column is called (a time-named one is a series' steps, read before this)."""
-    if not pd.api.types.is_integer_dtype(series) or len(series) < 20 or series.isna().any():
-        return False
-    values = series.to_numpy()
-    return int(values[0]) in (0, 1) and bool((values[1:] - values[:-1] == 1).all())
+    return pd.api.types.is_integer_dtype(series) and len(series) >= 20 and not series.isna().any() \
+        and counts_rows(series)
 
 
 def _kind(series: pd.Series, n_rows: int) -> str:

@@ -52,6 +52,12 @@ _STEP_NAMES = {"time", "t", "period", "step", "tick", "week", "day", "month", "q
 _MIN_STEPS = 24  # fewer whole numbers one apart are more likely a small table's own ordinal column than a clock
 
 
+def counts_rows(values: pd.Series) -> bool:
+    """Numbers going up by one from 0 or 1 in the order of the rows."""
+    numbers = values.to_numpy(dtype=float)
+    return len(numbers) > 0 and numbers[0] in (0.0, 1.0) and bool(np.all(np.diff(numbers) == 1))
+
+
 def steps_per_unit(values: pd.Series) -> int | None:
     """How many steps of a series one unit of a column that numbers them holds; None when it numbers none. The column
     is named like a time, has no value missing, and goes up in the order of the rows either by one from 0 or 1 (R's
@@ -60,10 +66,10 @@ def steps_per_unit(values: pd.Series) -> int | None:
     if str(values.name).strip().lower() not in _STEP_NAMES or not pd.api.types.is_numeric_dtype(values) \
             or pd.api.types.is_bool_dtype(values) or len(values) < _MIN_STEPS or values.isna().any():
         return None
+    if counts_rows(values):
+        return 1
     numbers = values.to_numpy(dtype=float)
     steps = np.diff(numbers)
-    if numbers[0] in (0.0, 1.0) and bool(np.all(steps == 1)):
-        return 1
     if numbers.max() >= 1000 or not 0 < np.median(steps) < 1:
         return None  # decimal years are dates (coded_dates)
     frequency = int(round(1 / np.median(steps)))

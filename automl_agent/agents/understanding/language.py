@@ -367,18 +367,24 @@ def _describing_words() -> frozenset[str]:
     return frozenset(json.loads(_DATA_WORDS_PATH.read_text(encoding="utf-8"))["_describing"])
 
 
-def _in_english_order(text: str, lang: str, words: dict[str, str]) -> str:
+def _in_english_order(text: str, lang: str) -> str:
     """French and Spanish put a describing word after the thing it describes, English before it: 'lycée catholique'
     is read as 'catholique lycée', so that it translates to 'catholic high school', the order column names follow
     (cathhs). Only a known thing followed by a known describing word is turned round."""
     if lang not in ("fr", "es"):
         return text
+    return _thing_then_describer(lang).sub(lambda m: f"{m.group(2)} {m.group(1)}", text)
+
+
+@lru_cache(maxsize=4)
+def _thing_then_describer(lang: str):
+    """A known thing followed by a known describing word, in the language's data words (built once per language)."""
+    words = _data_words()[lang]
     describing = _describing_words()
     things = sorted((w for w, e in words.items() if e not in describing), key=len, reverse=True)
     describers = sorted((w for w, e in words.items() if e in describing), key=len, reverse=True)
-    pair = re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(w) for w in things) + r")\s+("
+    return re.compile(r"(?<![\w\x00])(" + "|".join(re.escape(w) for w in things) + r")\s+("
                       + "|".join(re.escape(w) for w in describers) + r")(?![\w\x00])", re.IGNORECASE)
-    return pair.sub(lambda m: f"{m.group(2)} {m.group(1)}", text)
 
 
 @lru_cache(maxsize=1)
@@ -430,7 +436,7 @@ def _translate(text: str, lang: str) -> str:
     if lang == "de":  # compounds first, while their parts are still whole words
         text = re.sub(r"(?<![\w\x00])([a-zäöüß]{8,})(?![\w\x00])",
                       lambda m: _compound_read(m.group(1), words), text, flags=re.IGNORECASE)
-    text = _in_english_order(text, lang, words)
+    text = _in_english_order(text, lang)
     lexicon = {**words, **{k: v for k, v in _UNITS[lang].items()}, **_LEXICON[lang]}
     phrases = sorted(lexicon, key=len, reverse=True)
     # ("de l'âge", "d'études": an elided article or preposition ends at its apostrophe)
@@ -853,13 +859,13 @@ def _metric_pronoun(text: str) -> tuple[str, list[str]]:
 
     def rewrite(m: re.Match) -> str:
         before = m.string[max(0, m.start() - 60):m.start()]
-        said = {ALIASES[n.lower()] for n in re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)}
-        if len(said) != 1 or re.search(r"(?<![\w.])\d", before):  # (a number of its own, not read4's 4)
+        named = re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)
+        if len({ALIASES[n.lower()] for n in named}) != 1 or re.search(r"(?<![\w.])\d", before):  # (not read4's 4)
             return m.group(0)
         if re.match(r"[\d.,]*\s*(?:[kmgt]i?b|bytes?|ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|hrs?|h)\b",
                     m.string[m.end():], flags=re.IGNORECASE):
             return m.group(0)  # 'Report RMSE. The file: make sure it is under 50 MB': a size or a time is no metric's
-        name = re.findall(rf"(?<![\w-])({names})(?![\w-])", before, flags=re.IGNORECASE)[-1]
+        name = named[-1]
         notes.append(f"'{m.group(1)}' in '{m.group(0)}' read as {name}, the metric named just before")
         return name + m.group(2)
 
