@@ -393,3 +393,12 @@ def doc_table(path: Path) -> str:
 if __name__ == "__main__":
     for target in sys.argv[1:] or ["docs/howto/settings.md"]:
         print(f"{target}: {'updated' if update_doc(Path(target)) else 'already current'}")
+
+
+def user_home() -> Path:
+    """The user's own automl-agent folder (not a workspace's): the one Prefect server of this user, the local stack.
+    `AUTOML_AGENT_HOME` moves it (tests point it at a temporary folder); the default is ~/.automl-agent, beside
+    Prefect's own ~/.prefect."""
+    root = Path(current_settings().home or Path.home() / ".automl-agent").expanduser().resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    return root

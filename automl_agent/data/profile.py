@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 
 from ..agents.contracts import ColumnProfile, DataProfile
+from ..trainkit.columns import named_as_id
 from ..trainkit.times import as_times, coded_dates, counts_rows, step_counter
 
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp")
-
-
-_ID_NAMES = ("id", "uuid", "key", "index", "rownames", "row_id", "customerid", "customer_id")
-
-
-def named_as_id(name: str) -> bool:
-    """'id', 'customer_id', 'Person.ID', 'FlockID', 'orderId', 'uuid': a name that says its column identifies rows."""
-    lowered = name.strip().lower()
-    return lowered in _ID_NAMES or lowered.endswith(("_id", " id", ".id", "-id", "uuid", "guid")) \
-        or bool(re.search(r"(?<=[a-z0-9])I[Dd]$", name.strip()))
 
 
 def row_numbers(series: pd.Series) -> bool:

@@ -7,10 +7,10 @@ installed package, whatever its working directory; no code is pulled from a fold
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
+from ..platform.prefect_api import ensure_pool, prefect_client
 from ..training import IN_THIS_RUN, TRAIN_FLOW, slot_limit_name
 
 
@@ -47,29 +47,6 @@ def deployment_specs(run_pool: str = "cpu", training_pools: tuple[str, ...] = ("
                              f"Trains a generated script on the {pool!r} pool (started by automl-agent runs with "
                              f"training_pool={pool}).") for pool in training_pools]
     return specs
-
-
-@contextmanager
-def prefect_client(api_url: str | None = None) -> Iterator[Any]:
-    from prefect import get_client
-    from prefect.settings import PREFECT_API_URL, temporary_settings
-
-    if api_url:
-        with temporary_settings({PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
-            yield client
-    else:
-        with get_client(sync_client=True) as client:
-            yield client
-
-
-def ensure_pool(client, name: str) -> None:
-    from prefect.client.schemas.actions import WorkPoolCreate
-    from prefect.exceptions import ObjectAlreadyExists
-
-    try:
-        client.create_work_pool(WorkPoolCreate(name=name, type="process"))
-    except ObjectAlreadyExists:  # a team's own pool (Kubernetes, Docker...) is left as it is
-        pass
 
 
 def _ensure_slot_limit(client, pool: str, slots: int) -> None:

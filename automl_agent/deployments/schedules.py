@@ -13,7 +13,7 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from ..errors import UserFacingError
-from .register import prefect_client
+from ..platform.prefect_api import prefect_client
 
 DEPLOYMENT = "automl-agent/run"
 WATCH_DEPLOYMENT = "automl-agent-watch/drift"  # a drift check first; retraining only on drift

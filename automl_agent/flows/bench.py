@@ -218,7 +218,7 @@ def nightly(
     """The benchmark suite started from the Prefect UI or its nightly schedule (deployment automl-agent-bench/nightly)."""
     from prefect import get_run_logger
 
-    from ..platform.home import user_home
+    from ..config import user_home
     from ..settings import configure_environment
 
     workdir = current_settings().workdir or str(user_home() / "workspace")

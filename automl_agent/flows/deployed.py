@@ -8,9 +8,8 @@ from typing import Any, Optional
 from prefect import flow
 from pydantic import Field
 
-from ..config import current_settings
+from ..config import current_settings, user_home
 from ..console import Reporter
-from ..platform.home import user_home
 from ..settings import RunOptions, configure_environment
 from ..training import chosen_pool
 from ..workspace import RunRecord, new_run_id

@@ -81,7 +81,7 @@ def watch(
 
     from ..config import current_settings
     from ..serving.packaging import safe_name
-    from ..platform.home import user_home
+    from ..config import user_home
     from ..settings import configure_environment, default_tracking_uri
     from .deployed import run
 

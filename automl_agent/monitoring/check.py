@@ -54,8 +54,7 @@ class Watched:
 
 
 def resolve(target: str, workdir: Path, tracking_uri: str) -> Watched:
-    from ..serving.packaging import safe_name
-    from ..serving.registry import resolve_version
+    from ..platform.model_registry import resolve_version, safe_name
     from .reference import ARTIFACT_PATH, REFERENCE_FILE, registered_reference
     from ..workspace import Workspace
 
@@ -95,7 +94,7 @@ def check_drift(check: DriftCheck) -> DriftResult:
     """Raises UserFacingError (status rejected) when there is too little traffic to judge or nothing to compare."""
     import pandas as pd
 
-    from ..serving.packaging import safe_name
+    from ..platform.model_registry import safe_name
     from .drift import measure
     from .served_log import log_folder, read_served
 

@@ -5,7 +5,7 @@ user (as Prefect's own ~/.prefect is per user) pays that and its database migrat
 Prefect UI for all their runs, and lets later commands, in any workspace, start in seconds. The machine holds at
 most one idle server. It binds 127.0.0.1 only and stops itself after an idle period (`IDLE_MINUTES_DEFAULT`).
 
-Layout: `<user home>/prefect/server.json` (see automl_agent.platform.home) records the URL and the supervisor's pid;
+Layout: `<user home>/prefect/server.json` (see automl_agent.config.user_home) records the URL and the supervisor's pid;
 `last_used` is touched by each command that uses the server, and the supervisor stops the server when that file
 is older than the idle limit. `server stop` finds it there from any folder.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 import httpx
 from pydantic import BaseModel
 
+from ..config import user_home
 from ..errors import UserFacingError
-from .home import user_home
 from .processes import alive, free_port
 from ..sandbox import die_with_parent
 

@@ -20,8 +20,8 @@ import httpx
 from pydantic import BaseModel, Field
 
 from . import prefect_server
+from ..config import user_home
 from ..errors import UserFacingError
-from .home import user_home
 from .processes import alive, free_port
 
 POOLS = ("cpu", "gpu")
@@ -131,7 +131,7 @@ def _start_worker(pool: str, env: dict[str, str]) -> Component:
 
 
 def _ensure_pools(api_url: str, pools: tuple[str, ...]) -> None:
-    from ..deployments.register import ensure_pool, prefect_client
+    from .prefect_api import ensure_pool, prefect_client
 
     with prefect_client(api_url) as client:
         for pool in pools:
@@ -139,7 +139,7 @@ def _ensure_pools(api_url: str, pools: tuple[str, ...]) -> None:
 
 
 def _workers_online(api_url: str, pools: tuple[str, ...]) -> bool:
-    from ..deployments.register import prefect_client
+    from .prefect_api import prefect_client
 
     try:
         with prefect_client(api_url) as client:

@@ -21,7 +21,7 @@ def existing(paths: Iterable[Path | str]) -> list[Path]:
 
 
 def hidden(extra: Sequence[Path | str] = (), *, scratch: bool = True) -> list[Path]:
-    from ..platform.home import user_home
+    from ..config import user_home
 
     folders = [Path.home(), *HOMES, user_home(), *(SHARED_SCRATCH if scratch else ()), *extra]
     return [p for p in existing(folders) if p != Path("/")]

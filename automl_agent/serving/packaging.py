@@ -10,15 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from ..monitoring.reference import REFERENCE_FILE
+from ..platform.model_registry import safe_name
 from ..reporting.evidence import HeldOutEvidence
 from . import portable
 
 HERE = Path(__file__).resolve().parent
-
-
-def safe_name(text: str) -> str:
-    name = re.sub(r"[^a-z0-9_.-]+", "-", text.lower()).strip("-.")
-    return (name or "model")[:60]
 
 
 def build_bento(run_dir: Path, model_uri: str, registered: str, schema: dict[str, Any], service_name: str,

@@ -146,7 +146,7 @@ def test_call_sites_keep_their_fallbacks(clean_env, tmp_path):
     from automl_agent.data.inputs import max_download_mb
     from automl_agent.data.io import available_memory_mb
     from automl_agent.trainkit.devices import training_device
-    from automl_agent.platform.home import user_home
+    from automl_agent.config import user_home
     from automl_agent.prompt_registry import prompt_alias
     from automl_agent.settings import RunOptions
 

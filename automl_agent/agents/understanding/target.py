@@ -21,11 +21,11 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz
 
 from .windows import requested_windows, window_spans
-from ...data.profile import named_as_id
 from ..contracts import ColumnProfile, DataProfile
 from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGATIVES, NEGATIONS, REGRESS_ON,
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .transforms import GROWTH, asked, asked_at, transform_of
+from ...trainkit.columns import named_as_id
 from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid,
                     acronyms_spelt, base_form, compact, compounds_spelt, english_vocabulary, expand_shorthand,
                     name_parts, run_of_beginnings, short_form_at_end, shortens, stem, said_or_stem,
