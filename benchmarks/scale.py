@@ -2,8 +2,8 @@
 and, with --scale, a resampled larger copy, at each budget: wall time against the budget, the largest process's
 peak memory, trials, the metric, and FLAML at the same budget on the same split (issue 30).
 
-    python benchmarks/scale.py --flights flights.csv [--scale 10] [--budgets 60 300] [--no-flaml] \\
-        [--cluster] [--out benchmarks/results/scale]
+    python benchmarks/scale.py --flights flights.csv [--scale 10 [--scaled-only]] [--budgets 60 300] [--no-flaml] \\
+        [--cluster | --cluster-only] [--out benchmarks/results/scale]
 
 --cluster also runs each table (--cluster-only: only) with AUTOML_AGENT_TASK_RUNNER=dask and AUTOML_AGENT_CLUSTER_TRAINING_ROWS=0: the
 training goes to a local Dask cluster of two worker processes (LightGBM's Dask estimator) instead of the sandbox.
@@ -98,11 +98,12 @@ def main() -> int:
     parser.add_argument("--no-flaml", action="store_true")
     parser.add_argument("--cluster", action="store_true", help="also train each table on a local Dask cluster")
     parser.add_argument("--cluster-only", action="store_true", help="train each table on a local Dask cluster only")
+    parser.add_argument("--scaled-only", action="store_true", help="with --scale: run the larger copy only")
     parser.add_argument("--cli", default=str(Path(sys.executable).parent / "automl-agent"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/automl-scale"))
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/scale"))
     args = parser.parse_args()
-    tables = [("flights", args.flights)]
+    tables = [] if args.scaled_only and args.scale > 1 else [("flights", args.flights)]
     if args.scale > 1:
         tables.append((f"flights x{args.scale}", scaled_copy(args.flights, args.scale,
                                                               args.work / f"flights_x{args.scale}.csv")))

@@ -81,7 +81,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout50": Path(__file__).with_name("instructions_holdout50.yaml"),
            "holdout51": Path(__file__).with_name("instructions_holdout51.yaml"),
            "holdout52": Path(__file__).with_name("instructions_holdout52.yaml"),
-           "holdout53": Path(__file__).with_name("instructions_holdout53.yaml")}
+           "holdout53": Path(__file__).with_name("instructions_holdout53.yaml"),
+           "holdout54": Path(__file__).with_name("instructions_holdout54.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

@@ -199,6 +199,9 @@ def heading_length(text: str) -> int:
     return heading.end() if heading and len(heading.group(0).split()) <= 8 else 0
 
 
+_HOW_OFTEN_ITEM = re.compile(r"(?:^|,\s*|\b(?:and|or)\s+)how\s+(?:often|much|many|long|far|old)\s+(?:[\w-]+\s+){0,3}$")
+
+
 def list_after(text: str, start: int) -> tuple[int, int]:
     # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
     start += heading_length(text[start:])
@@ -215,6 +218,16 @@ def list_after(text: str, start: int) -> tuple[int, int]:
                              r"[\w-]+)\s*$", rest[:stop.start()]) \
             and re.fullmatch(r"\s*(?:is|are|was|were|has|have|had|gets?|got|be)", rest[stop.start():stop.end()]):
         resume = stop.end()
+        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
+    # ('years of school, sex (the female column), black, ...': a parenthesis that glosses one item, then the list goes
+    # on; 'how often he goes to church, ...': an item that asks how often keeps its verb)
+    while stop and ((rest[stop.start()] == "(" and (gloss := re.match(
+            r"\((?![^()]*(?:=|\b(?:must|should|will|would|can|could|may|is|are|was|were|see|sees|use|uses|used)\b))"
+            r"[^()]{1,80}\)\s*,\s*(?:and\s+)?(?!(?:then|so|but|because|since|as|which|who|while|when|where|i|i'[a-z]+|we|you|they|it|he|she|"
+            r"this|that|there|please|plus|also)\b)(?=\w)",
+            rest[stop.start():])))
+            or (gloss := _HOW_OFTEN_ITEM.search(rest[:stop.start()]) and re.match(r"\s*\w+", rest[stop.start():]))):
+        resume = stop.start() + gloss.end()
         stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
     return start, start + (stop.start() if stop else len(rest))
 

@@ -3,6 +3,7 @@ what the instruction asks to predict."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..contracts import DataProfile
@@ -20,7 +21,7 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
         return decision
     said_not = {name for name, _ in negated_inputs(instruction, profile, None).columns}
     if not decision.ask:
-        if decision.column not in said_not:
+        if decision.column not in said_not or declared_target(instruction, decision.column):
             return decision
         # 'Fatality classifier ... injSeverity stays out': the words fit a column the instruction leaves out
         others = [c for c in profile.target_candidates if c not in said_not][:3]
@@ -51,3 +52,11 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
                               reason=f"the words fit {' and '.join(decision.candidates)} equally, and the "
                                      f"instruction says not to use {dropped}")
     return decision.model_copy(update={"candidates": left})
+
+
+def declared_target(instruction: str, column: str | None) -> bool:
+    """'- Target: vhappy' or 'label = churn': a column declared the target under a key is what to predict, whatever a
+    later pronoun seems to leave out ('EXCEPT happy - vhappy is literally happy == ..., so it leaks': it is happy)."""
+    return column is not None and re.search(
+        rf"(?:^|[\n;:.-]\s*)(?:target|label|outcome|y|response|dependent variable)\s*(?:column|variable)?\s*[:=]\s*"
+        rf"[`'\"]?{re.escape(column)}(?![\w])", instruction, re.IGNORECASE) is not None

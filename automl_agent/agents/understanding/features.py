@@ -13,7 +13,7 @@ from ..contracts import ColumnProfile, DataProfile
 from .clauses import (BOUND_AHEAD, CLAUSE_BREAK, COLUMN_NOUNS, LEAD_IN, RELATIVE_NOT, heading_length, input_spans,
                       list_after)
 from .target import NOT_TARGETS, column_mentions, concept_synonyms, word_matches
-from .transforms import LOG, transform_of
+from .transforms import LOG, TRANSFORMS, transform_of
 from .words import (COUNTED_IN_TIME, STOPWORDS, abbreviates_phrase, acronyms_spelt, compounds_spelt,
                     expand_shorthand, letter_before_word, name_parts, normalise, run_of_beginnings, short_form_at_end,
                     shortens, skeleton_at_end, split_name, tokens, word_or_stem_inside_a_code)
@@ -537,6 +537,8 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             found += [n for n in names if n not in found]
         elif names:
             unresolved.append(f"'{item}' (could be {describe(names, 'or')})")
+        elif (changed := _target_changed(item, profile, target)):
+            found += [changed] if changed not in found else []
         elif (family := _acronym_family(item, columns)) and family[1]:
             found += [n for n in family[0] if n not in found]
         elif family:
@@ -553,6 +555,18 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     if found and counts:
         unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
+
+
+def _target_changed(item: str, profile: DataProfile, target: str | None) -> str | None:
+    """'don't feed it the seasonally adjusted column' of the target hs, beside hssa; 'the logged one' of wage beside
+    lwage: an item that names only a change is the target's column so changed."""
+    if target is None or re.sub(r"\b(?:the|a|an|its|column|one|version|series|variable|field)\b", " ", item).strip() == "":
+        return None
+    made = [c.name for c in profile.columns for t in TRANSFORMS
+            if c.name != target and transform_of(c.name, target) is t and re.fullmatch(
+                rf"\s*(?:the\s+|its\s+|a\s+)?(?:{t.asked})(?:\s+(?:column|one|version|series|variable|field))?\s*",
+                item)]
+    return made[0] if len(made) == 1 else None
 
 
 def _acronym_family(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bool] | None:
@@ -756,14 +770,55 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
         found = [_columns_for(i, columns) for i in items]
         if items and all(len(names) == 1 for names, _ in found):  # 'no Min.Price or Max.Price', 'not RI'
             _exclude(choice, [names[0] for names, _ in found], said[m.start():m.end()].strip(" ,.;("))
+    family, family_at = _others_of_the_targets_kind(text, profile, target)
+    _exclude(choice, family, said[family_at[0]:family_at[1]].strip(" ,.;:"))
     negated = negated_inputs(instruction, profile, target)
     for name, clause in negated.columns:
         _exclude(choice, [name], clause)
+    if family:
+        # ('keep every other fatality figure out - the raw counts (total, night, weekend), the three per-mile
+        # versions ...': what follows in that sentence spells the family out; its items need no answer of their own)
+        rest = set(re.findall(r"[\w-]+", text[family_at[0]:_sentence_end(text, family_at[1])]))
+        negated.unresolved = [u for u in negated.unresolved
+                              if not set(re.findall(r"[\w-]+", u.split(" (")[0])) <= rest]
     # with the inputs limited to a list, words said not to be used that name no column leave nothing out of it
     # ('from this season's numbers only (AtBat, Hits), leave the career totals out')
     choice.unresolved_exclusions = [] if choice.only else [u for u in [*negated.unresolved, *unreferred]
                                                             if u not in choice.unresolved]
     return choice
+
+
+# 'every other fatality figure', 'all the other columns of mortality', 'any other price variables'
+_OTHERS_OF_A_KIND = re.compile(
+    r"\b(?:every|all|any|each)\s+(?:of\s+)?(?:the\s+)?other\s+(?:(?P<kind>[a-z][a-z-]{2,}(?:\s+[a-z][a-z-]{2,})?)\s+)??"
+    r"(?:figures?|columns?|variables?|measures?|fields?|counts?|numbers?|rates?|series|versions?|statistics|stats|"
+    r"indicators?)\b(?:\s+(?:of|on|about|for)\s+(?:the\s+)?(?P<after>[a-z][a-z-]{2,}))?")
+
+
+def _sentence_end(text: str, at: int) -> int:
+    end = re.compile(r"[.;!?](?:\s|$)").search(text, at)
+    return end.start() if end else len(text)
+
+
+def _others_of_the_targets_kind(text: str, profile: DataProfile, target: str | None) -> tuple[list[str], tuple[int, int]]:
+    """'keep every other fatality figure out of the inputs' with the target totfatrte: the columns that share with
+    the target the part of its name the kind word spells (fat: totfat, nghtfatpvm, ...), when the clause says not to
+    use them. ([], (0, 0)) where no such words are said."""
+    if target is None:
+        return [], (0, 0)
+    low = target.lower()
+    for m in re.finditer(_OTHERS_OF_A_KIND, text):
+        clause = text[max(0, text.rfind(". ", 0, m.start()) + 1):_sentence_end(text, m.end())]
+        if not re.search(_NEGATION, clause):
+            continue
+        kind = (m.group("kind") or m.group("after") or "").split()
+        pieces = [low[i:j] for i in range(len(low)) for j in range(i + 3, len(low) + 1) if low[i:j].isalpha()]
+        said = [w for word in kind for w in (word, *concept_synonyms(word))]
+        part = max((p for p in pieces if any(w.startswith(p) for w in said)), key=len, default="")
+        family = [c.name for c in profile.columns if c.name != target and part and part in c.name.lower()]
+        if family:
+            return family, (m.start(), m.end())
+    return [], (0, 0)
 
 
 # a word that turns what follows (or, said last, what came before) into something not to use
@@ -775,7 +830,8 @@ _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|do
              r"none\s+of|(?:leave|leaving|left|keep|keeping|kept)(?=\s[^.;:!?]{1,60}?\s(?:out|aside)\b)|"
              rf"{_KEEP_AWAY})\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
-_NOT_ABOUT_USE = (r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s+(?:to|for)\b|"  # 'or it's no use to me'
+_NOT_ABOUT_USE = (r"(?<=\d),\s*(?:and\s+|or\s+)?no\s+[a-z-]+(?:\s+[a-z-]+)?\s*\)|"  # '(55, 65, 70, no limit)': a value
+                  r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s+(?:to|for)\b|"  # 'or it's no use to me'
                   r"\byes\s*/\s*no\b|\bno\s*/\s*yes\b|\byes[- ]or[- ]no\b|"  # 'two yes/no columns'
                   r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"

@@ -124,7 +124,8 @@ def judge_request(instruction: str, decision: TargetDecision | None, flag: str |
     if asks_for_something_else(text, names):
         return False, ("This does not read as a machine-learning request: it asks for something other than "
                        "learning a model from the data. automl-agent trains models: say what to predict, classify, cluster or forecast, e.g. 'Predict churn from this table'.")
-    named = decision is not None and decision.how in NAMED | {"tie", "answer"}
+    # (a column named but said not to be used, 'excluded', is a question about the target, not a request for nothing)
+    named = decision is not None and decision.how in NAMED | {"tie", "answer", "excluded"}
     named = named or (decision is not None and decision.how in {"only", "graph", "filename"} and _speaks_of_data(text))
     question = text.endswith("?") or re.match(r"(?:will|how|what|which|who|is|are|does|do|can|could|when)\b", text)
     if SMALLTALK.search(text) and not (flag or named or LEARNING.search(text)):

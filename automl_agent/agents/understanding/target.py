@@ -518,6 +518,13 @@ def _singular(word: str) -> str:
 _OF_WORDS = frozenset({"of", "in", "into", "on"})
 
 
+@lru_cache(maxsize=8192)
+def _spelt_with_a_synonym(name: str, words: tuple[str, ...]) -> bool:
+    """Whether the words spell the name once one of them is swapped for a word of the same meaning (concepts.json)."""
+    return any(abbreviates_phrase(name, [*words[:i], other, *words[i + 1:]])
+               for i, word in enumerate(words) if len(word) >= 4 for other in concept_synonyms(word))
+
+
 def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list[_Evidence]:
     """Every place the instruction speaks of the column, each with how strongly."""
     out: list[_Evidence] = []
@@ -567,6 +574,13 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                              or (inner and abbreviates_phrase(column.name, [t.text for t in run]))) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
+                elif len(run) == n and n <= 3 and len(said) == n and run[0].text not in _NO_RUN_START \
+                        and run[-1].start - first.end <= 12 * n and not any(e.start == first.start for e in out) \
+                        and _spelt_with_a_synonym(column.name, tuple(t.text for t in said)):
+                    # 'total deaths' for totfat (total fatalities): the name spelt by the words, one of them said in
+                    # another word of the same meaning; weaker than the name's own words
+                    out.append(_Evidence(column.name, 0.75, "words", " ".join(t.text for t in run), first.start,
+                                         run[-1].end))
                 elif len(run) == 3 and run[1].text in _OF_WORDS and len(name) >= 5 \
                         and all(len(t.text) >= 4 and t.text not in STOPWORDS for t in (run[0], run[2])) \
                         and abbreviates_phrase(column.name, [run[2].text, run[0].text]) \
@@ -953,6 +967,45 @@ def _letter_before_a_family(said_of: dict[str, list[_Evidence]], columns: list[C
                 e.score = min(e.score, _SHARED_BEGINNING)
 
 
+# what a name adds to a count to make it a rate: totfatrte (a rate), totfatpvm (per vehicle mile), incpc (per capita)
+_RATE_REST = re.compile(r"(?:rte|rate|rt|p[a-z]{1,3})")
+# 'the fatality rate', 'deaths per 100 million vehicle miles', 'per 100,000 residents', 'per capita'
+_RATE_AFTER = re.compile(r"\s*(?:(?:rates?|ratio)\b|(?:per|for\s+(?:every|each)|for(?=\s+\d))\s+(?P<per>(?:[\d.,]+\s*)?(?:(?:hundred|thousand|million|billion)\s+)*"
+                         r"[a-z][a-z ]{0,40}))")
+_MAGNITUDES = frozenset({"hundred", "thousand", "million", "billion", "k", "m"})
+_RATE_BEFORE = re.compile(r"\b(?:rates?|ratio)\s+of\s+(?:the\s+)?$")
+
+
+def _rate_forms_said(said_of: dict[str, list[_Evidence]], columns: list[ColumnProfile], text: str) -> None:
+    """'the traffic fatality rate' with totfat, totfatrte and totfatpvm: a count said as a rate is not the count; the
+    rate columns of its family are meant, the one whose letters after p spell the words after 'per' ('per 100 million
+    vehicle miles' is totfatpvm), else, where those words spell none ('per 100,000 residents'), the family's plain
+    rate; 'rate' alone fits every rate of the family alike, so the run asks which."""
+    for base in columns:
+        low = base.name.lower()
+        rates = [c.name for c in columns if c is not base and c.name.lower().startswith(low)
+                 and _RATE_REST.fullmatch(c.name.lower()[len(low):])]
+        if not rates:
+            continue
+        for e in [e for e in said_of[base.name] if e.how in ("words", "name", "concept")]:
+            after = _RATE_AFTER.match(text, e.end)
+            if after is None and not _RATE_BEFORE.search(text[max(0, e.start - 30):e.start]):
+                continue
+            meant = rates
+            if after is not None and after.group("per"):
+                words = [w for w in after.group("per").split() if w not in STOPWORDS and w not in _MAGNITUDES
+                         and not w[0].isdigit()][:4]
+                initials = "".join(w[0] for w in words)
+                per_rates = [r for r in rates if r.lower()[len(low):].startswith("p")]
+                spelt = [r for r in per_rates if initials.startswith(r.lower()[len(low) + 1:])]
+                meant = spelt or [r for r in rates if r not in per_rates] or rates
+            end = after.end() if after is not None else e.end
+            for rate in meant:
+                said_of[rate].append(_Evidence(rate, e.score + 0.05, "words", text[e.start:end].strip(),
+                                               e.start, end))
+            e.score = min(e.score, _SHARED_BEGINNING)
+
+
 def _answer_kind(text: str) -> str | None:
     """What kind of answer the sentence asks for: a yes or no ('will this customer churn?', 'whether ...'), a
     quantity ('how many visitors ...'), or None."""
@@ -1060,6 +1113,7 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     _shared_beginnings(said_of, columns, toks, text)
     _shared_acronym(said_of, columns, toks)
     _letter_before_a_family(said_of, columns, text)
+    _rate_forms_said(said_of, columns, text)
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
     spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for
@@ -1163,6 +1217,13 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     if len(remaining) == 1:
         return TargetDecision(column=remaining[0].name, confidence="high", how="only", scores=scores,
                               reason=f"{remaining[0].name!r} is the only column a model can predict here")
+    # ('la serie desestacionalizada' of a table holding hs and hssa only: one series and its changed form, the change
+    # asked for)
+    changed = [c.name for c in remaining for o in remaining
+               if o is not c and (made := transform_of(c.name, o.name)) is not None and asked(made, text)]
+    if len(changed) == 1 and len(remaining) == 2:
+        return TargetDecision(column=changed[0], confidence="medium", how="words", scores=scores,
+                              reason=f"the table holds one series and {changed[0]!r}, its changed form the words ask for")
     from_file = _filename_match(profile.path, remaining) if not absent else None
     if from_file is not None:
         return TargetDecision(column=from_file, confidence="medium", how="filename", scores=scores,

@@ -1,5 +1,5 @@
-"""Columns made from another by a known change and named by a prefix: lsalary is the log of salary, gcpi the growth
-of cpi, stndfnl the final exam standardized. One place for the prefixes and for the words that ask for each change,
+"""Columns made from another by a known change and named by a prefix or a suffix: lsalary is the log of salary, gcpi
+the growth of cpi, stndfnl the final exam standardized, hssa the housing starts seasonally adjusted. One place for the prefixes and for the words that ask for each change,
 so the target, the inputs and the audit read them alike."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ class Transform:
     asked: str  # words anywhere in the text that ask for the change
     before: str  # words right before a mention of the plain column that ask for its changed form ('the log of the')
     after: str | None = None  # words right after it that do ('final exam, measured in standard deviations')
+    suffixes: tuple[str, ...] = ()  # a change written after the name: hssa, gdp_sa
 
 
 TRANSFORMS = (
@@ -37,7 +38,20 @@ TRANSFORMS = (
               r"(?:in|as)\s+(?:a\s+|the\s+)?(?:standard\s+deviations?|standard\s+units|z[- ]?scores?|"
               r"standardi[sz]ed\s+(?:form|units|scale))"),
 )
-LOG, GROWTH, STANDARDIZED = TRANSFORMS
+# 'seasonally adjusted', 'deseasonalised', 'SA'; French, Spanish, German forms too (a column name is often English)
+_SEASONALLY_ADJUSTED = (r"(?:seasonally[- ]adjusted|de-?seasonali[sz]ed|\bsa\b|desestacionalizad[ao]s?|"
+                        r"corrig[ée]+e?s?\s+des\s+variations\s+saisonni[èe]res|\bcvs\b|saisonbereinigt\w*)")
+TRANSFORMS += (
+    Transform("seasonally adjusted", (), _SEASONALLY_ADJUSTED,
+              _SEASONALLY_ADJUSTED + r"\s+(?:[a-z]+\s+)?$",
+              r"^(?:\s+[a-z]+){0,2}\s*,?\s*(?:\(\s*)?" + _SEASONALLY_ADJUSTED,
+              suffixes=("_sa", ".sa", "sa")),
+)
+LOG, GROWTH, STANDARDIZED, SEASONALLY_ADJUSTED = TRANSFORMS
+# words just before a change that say it is not wanted: 'the one that is NOT seasonally adjusted', 'don't feed it the
+# seasonally adjusted column', 'the non-adjusted', 'without the log'
+_REFUSED_BEFORE = re.compile(r"(?:\bnot|n't|\bnon-?|\bno|\bwithout|\bexcept|\bexclud\w*|\bdrop|\bignore|\bnor|"
+                             r"\bneither|\brather than|\binstead of)(?:\s+\w+){0,3}\s*[- ]?$")
 
 
 def transform_of(name: str, plain: str) -> Transform | None:
@@ -51,6 +65,8 @@ def transform_of(name: str, plain: str) -> Transform | None:
                 continue
             if rest == base or (len(rest) >= 3 and rest[-1] == base[-1] and shortens(rest, base)):
                 return transform
+        if any(low.endswith(suffix) and low.removesuffix(suffix) == base for suffix in transform.suffixes):
+            return transform
     return None
 
 
@@ -61,4 +77,7 @@ def asked_at(transform: Transform, text: str, start: int, end: int) -> bool:
 
 
 def asked(transform: Transform, text: str) -> bool:
-    return bool(re.search(transform.asked, text))
+    """Whether the text asks for the change anywhere, in words not said to be unwanted ('the raw series, the one
+    that is not seasonally adjusted')."""
+    return any(not _REFUSED_BEFORE.search(text[max(0, m.start() - 40):m.start()])
+               for m in re.finditer(transform.asked, text))

@@ -422,8 +422,9 @@ def word_inside_a_code(name: str, word: str) -> bool:
 def word_ending_a_code(name: str, word: str) -> bool:
     """'food' in lnrlfood, 'total' in lntotal: an English word of four letters or more that ends a run-together name
     that is no word itself, after two to four code letters (a log's ln or l, a real value's r)."""
-    low = name.lower()
-    return low.isalpha() and low == name and len(word) >= 4 and 2 <= len(low) - len(word) <= 4 \
+    # (the years a family of such names is numbered by are no part of it: 'Bush' in gwbush00 and gwbush04)
+    low = re.sub(r"(?<=[a-z])\d{2,4}$", "", name.lower())
+    return low.isalpha() and name.lower() == name and len(word) >= 4 and 2 <= len(low) - len(word) <= 4 \
         and low.endswith(word) and low not in english_vocabulary() and word in english_vocabulary() \
         and (len(low) - len(word) <= 3 or low[:len(low) - len(word)] not in english_vocabulary())
 
