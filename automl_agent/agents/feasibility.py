@@ -78,7 +78,7 @@ def check_target(spec: RequirementSpec, frame: pd.DataFrame, data_name: str) -> 
                           "If it is an amount, ask to predict its value (regression); if it identifies rows, "
                           "choose another target.")
     others = [c for c in frame.columns if c != target]
-    if not others:
+    if not others and task != TaskType.time_series_forecasting:  # a forecast learns from the series' own past
         raise _refuse(f"{data_name} has no column besides the target {target!r}: there is nothing to learn from.",
                       "Add the columns that describe each row (for a forecast, a time column).")
 

@@ -8,7 +8,6 @@ regression on the node features, the graph ignored (the usual graph-free referen
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from sklearn import metrics as skm
 
 from ..agents.contracts import TaskType
 from ..data.io import read_as_the_scripts_do
+from ..trainkit.splits import read_split
 
 FLAML_ESTIMATORS = {"classification": ["lgbm", "xgboost", "rf", "extra_tree", "lrl1"],
                     "regression": ["lgbm", "xgboost", "rf", "extra_tree"]}
@@ -53,7 +53,7 @@ def score_extra_baseline(name: str, task: str, metric: str, data_path: Path, spl
         return None
     from .autogluon_baseline import fit_and_predict
 
-    split = json.loads(split_path.read_text())
+    split = read_split(split_path)
     frame = read_as_the_scripts_do(data_path)
     X, y = frame[split["features"]], frame[split["target"]]
     train, test = split["train_index"], split["test_index"]
@@ -63,7 +63,7 @@ def score_extra_baseline(name: str, task: str, metric: str, data_path: Path, spl
 
 
 def score_baseline(task: str, metric: str, data_path: Path, split_path: Path, budget_s: float, seed: int = 0) -> float | None:
-    split = json.loads(split_path.read_text())
+    split = read_split(split_path)
     if task == TaskType.node_classification.value:
         return _node_features_logistic(data_path, split, metric)
     frame = read_as_the_scripts_do(data_path)

@@ -82,7 +82,8 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout51": Path(__file__).with_name("instructions_holdout51.yaml"),
            "holdout52": Path(__file__).with_name("instructions_holdout52.yaml"),
            "holdout53": Path(__file__).with_name("instructions_holdout53.yaml"),
-           "holdout54": Path(__file__).with_name("instructions_holdout54.yaml")}
+           "holdout54": Path(__file__).with_name("instructions_holdout54.yaml"),
+           "holdout55": Path(__file__).with_name("instructions_holdout55.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

@@ -574,7 +574,9 @@ def _saved_index(frame: pd.DataFrame) -> str | None:
 
 def _finish(frame: pd.DataFrame, reading: TableReading, name: str | None = None) -> tuple[pd.DataFrame, TableReading]:
     name = name or reading.file
-    if frame.shape[1] == 1 and frame.shape[0] > 0:
+    # (one column of numbers is a series in the order of its rows, which a forecast reads; one column of text is a file
+    # split on the wrong delimiter, or a list with nothing to learn from)
+    if frame.shape[1] == 1 and frame.shape[0] > 0 and not pd.api.types.is_numeric_dtype(frame.iloc[:, 0]):
         raise UserFacingError(
             f"{name} was read as a table of one column ({str(frame.columns[0])[:60]!r}): there is nothing to learn "
             f"from besides it (read as {reading.summary()}).",

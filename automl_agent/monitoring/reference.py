@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..trainkit.splits import read_split
 from .view import PREDICTION, monitored_row, prediction_value
 
 REFERENCE_FILE = "reference.parquet"
@@ -27,7 +28,7 @@ def build_reference(model: Any, task: str, data_path: str, attempt: Path, schema
     """Raises ValueError for a task whose drift is not measured."""
     if task in UNSUPPORTED:
         raise ValueError(UNSUPPORTED[task])
-    split = json.loads((attempt / "split.json").read_text())
+    split = read_split(attempt / "split.json")
     rng = np.random.default_rng(seed)
     train = np.asarray(split["train_index"])
     limit = MAX_IMAGE_ROWS if task == "image_classification" else MAX_ROWS

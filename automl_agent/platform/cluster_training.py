@@ -31,7 +31,6 @@ PILOT_ROUNDS = 10
 MIN_ROUNDS = 100
 MAX_ROUNDS = 2000
 ENCODER_SAMPLE_ROWS = 200_000
-SPLIT_LISTED_ROWS = 1_000_000
 PARTITION_ROWS = 500_000
 VALIDATION_ROWS = 100_000  # of the tenth of the training rows held out to choose the round
 # the share of the budget left after the pilot that the rounds may take; the rest scores, packs and brings back
@@ -170,13 +169,13 @@ def train_on_cluster(job: ClusterTrainingJob, out_dir: Path, *, on_line=print) -
             frame[name] = frame[name].astype("string")
         train, test = frame.random_split([1 - job.test_size, job.test_size], random_state=job.seed)
         train, test = client.persist(train), client.persist(test)
-        n_train, n_test = int(train.shape[0].compute()), int(test.shape[0].compute())
+        # (the row numbers, gathered from the workers, count the rows too; the split keeps them for a baseline)
+        train_index, test_index = train.index.compute().to_numpy(), test.index.compute().to_numpy()
+        n_train, n_test = len(train_index), len(test_index)
         if n_train == 0 or n_test == 0:
             raise ValueError(f"the table has {n_train} training and {n_test} test rows with a {job.target} value")
         read_s = time.perf_counter() - started
-        # the exact split, for a baseline scored on the same rows, where the lists stay small
-        split = {"train_index": train.index.compute().tolist(), "test_index": test.index.compute().tolist()} \
-            if n_train + n_test <= SPLIT_LISTED_ROWS else {}
+        split = {"train_index": train_index, "test_index": test_index}
         on_line(f"cluster: {n_workers} workers, {frame.npartitions} partitions, {n_train:,} training rows")
 
         sample = train.sample(frac=min(1.0, ENCODER_SAMPLE_ROWS / n_train), random_state=job.seed).compute()
@@ -305,6 +304,7 @@ def _encoded(part, encoder):
 def _write_outputs(job: ClusterTrainingJob, report: ClusterTrainingReport, model, sample: pd.DataFrame,
                    positive, threshold: float | None, out_dir: Path, split: dict) -> None:
     from ..trainkit.evaluation import count_parameters, tabular_schema, time_requests
+    from ..trainkit.splits import split_rows_entries
 
     features = [*job.numeric, *job.categorical]
     model_dir = out_dir / "model"
@@ -333,6 +333,7 @@ def _write_outputs(job: ClusterTrainingJob, report: ClusterTrainingReport, model
                 "at the best round on a tenth of the training rows; the test score is on the held-out share of rows",
     }
     (out_dir / "results.json").write_text(json.dumps(results, indent=2, default=str))
-    (out_dir / "split.json").write_text(json.dumps({"features": features, "target": job.target, **split,
+    rows = split_rows_entries(split["train_index"], split["test_index"], out_dir)
+    (out_dir / "split.json").write_text(json.dumps({"features": features, "target": job.target, **rows,
                                                     "split": "dask random_split", "seed": job.seed,
                                                     "test_size": job.test_size}))

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from ..agents.contracts import CLASSIFICATION_TASKS as CLASSIFICATION
 from ..data.io import read_as_the_scripts_do
+from ..trainkit.splits import read_split
 
 MAX_ROWS = 5000  # held-out rows kept for the plots: enough for smooth curves, small enough for run.json's neighbour
 MAX_EXAMPLES = 5
@@ -60,7 +61,7 @@ def collect(model: Any, task: str, data_path: str, attempt: Path, schema: dict[s
     """`pictures=False` measures the scores only (no importance, projection or examples): how a champion is
     judged on a challenger's held-out rows."""
     try:
-        split = json.loads((attempt / "split.json").read_text())
+        split = read_split(attempt / "split.json")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if task == "time_series_forecasting":

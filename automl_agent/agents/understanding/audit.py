@@ -53,6 +53,10 @@ def _definitions(text: str, names: list[str]) -> list[tuple[int, int]]:
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE):
             if side := _FORMULA_SIDE.match(text, m.end()):
                 spans.append((side.start("side"), side.end("side")))
+    # ('(family income = her labour income + nonmomi, so it leaks)': a sum said of words, not of a name, defines too)
+    for equals in re.finditer(r"(?<![<>=!])(?==)", text):
+        if side := _FORMULA_SIDE.match(text, equals.start()):
+            spans.append((side.start("side"), side.end("side")))
     return spans
 
 

@@ -21,7 +21,10 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
         return decision
     said_not = {name for name, _ in negated_inputs(instruction, profile, None).columns}
     if not decision.ask:
-        if decision.column not in said_not or declared_target(instruction, decision.column):
+        # (nor when every column would be left out: 'no timestamp column, value column load' of a one-column series
+        # describes the table, it leaves nothing out)
+        if decision.column not in said_not or declared_target(instruction, decision.column) \
+                or not [c for c in profile.target_candidates if c not in said_not]:
             return decision
         # 'Fatality classifier ... injSeverity stays out': the words fit a column the instruction leaves out
         others = [c for c in profile.target_candidates if c not in said_not][:3]

@@ -545,6 +545,8 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
             unresolved.append(f"'{item}' (could be {describe(family[0], 'or')})")
         elif (reworded := _reworded(item, columns)):
             found += [n for n in reworded if n not in found]
+        elif (named := re.fullmatch(r"(.+?)\s+names?", item)) and len(owner := _columns_for(named.group(1), columns)[0]) == 1:
+            found += [n for n in owner if n not in found]  # 'the state name' is the state column, where none is 'name'
         else:
             near = sorted(_scores(item, columns).items(), key=lambda kv: -kv[1])[:3]
             hint = f" (nearest: {describe([n for n, _ in near], 'or')})" if near else ""
@@ -703,6 +705,16 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
             continue  # 'Inputs: whatever else the table offers', 'all remaining columns' set no limit
         names_inputs = bool(re.search(rf"\b(?:{COLUMN_NOUNS})\b", text[start:a] + text[b:end]))
         columns, unresolved = _resolve(chunk, profile, target)
+        # ('only use the economic numbers, so not the state name and not the year': the limit is the columns it names
+        # as left out, when each of them names one)
+        restated = re.match(r"[\s,;:-]*(?:so|i\.?\s?e\.?|that is|meaning|which means)\b[\s,]*(?P<out>(?:not|no)\b[^.;!?]*)",
+                            text[end:])
+        if not columns and restated:
+            items = [i for i in re.split(r"\b(?:and\s+|or\s+)?(?:not|no|nor)\b|,", restated.group("out")) if i.strip()]
+            named = [_resolve(i, profile, target) for i in items]
+            if items and all(n[0] and not n[1] for n in named):
+                _exclude(choice, [c for n in named for c in n[0]], said[end:end + restated.end()].strip(" ,"))
+                continue
         if not columns and not names_inputs and not _about_inputs(chunk) and len(_items(chunk)) < 3:
             continue  # 'using only a CPU', 'only on rows after 2020' (a list of three things is inputs)
         if not columns and strength != "strong" and not _ambiguous(unresolved):
@@ -831,6 +843,8 @@ _NEGATION = (r"\b(?:not|no|nor|neither|without|except|excluding|exclude|never|do
              rf"{_KEEP_AWAY})\b")
 # ... unless it bounds a number or asks a yes/no question: 'no more than 10 ms', 'whether or not', 'insurance or no'
 _NOT_ABOUT_USE = (r"(?<=\d),\s*(?:and\s+|or\s+)?no\s+[a-z-]+(?:\s+[a-z-]+)?\s*\)|"  # '(55, 65, 70, no limit)': a value
+                  # 'there is no date column', 'the table has no timestamp': what the table lacks, nothing left out
+                  r"\bthere\s+(?:is|are|was|were)\s+no\b|\bthere's\s+no\b|\b(?:has|have|had|holds?)\s+no\b|"
                   r"\b(?:is|it's|its|be|of)\s+(?:no|little)\s+use\b|\bno\s+use\s+(?:to|for)\b|"  # 'or it's no use to me'
                   r"\byes\s*/\s*no\b|\bno\s*/\s*yes\b|\byes[- ]or[- ]no\b|"  # 'two yes/no columns'
                   r"\b(?:no|not)\s+(?:more|less|fewer|longer|later|earlier|bigger|larger|higher|lower|greater|smaller|"

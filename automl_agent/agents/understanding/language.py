@@ -69,7 +69,7 @@ _NUMBERS = {
 _ONE_ITSELF = {"uno", "eins"}
 
 _UNITS = {
-    "fr": {"heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
+    "fr": {"demi-heures": "half-hours", "demi-heure": "half-hour", "heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
            "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "secondes": "seconds", "seconde": "second", "pas": "steps",
            "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
            "jours de bourse": "trading days", "séances": "sessions", "séance": "session",
@@ -96,6 +96,9 @@ _UNITS = {
 _LEXICON: dict[str, dict[str, str]] = {
     "fr": {
         "ligne par": "row per", "lignes par": "rows per", "ligne": "row", "lignes": "rows",
+        # 'il n'y a pas de colonne de date': a fact of the table, nothing left out; 'toutes les demi-heures' a cadence
+        "il n'y a pas de": "there is no", "il n'y a pas d'": "there is no", "toutes les": "every", "tous les": "every",
+        "toutes les demi-heures": "every half-hour", "relevée toutes les": "read every", "relevé toutes les": "read every",
         "historique": "history", "fenêtre de": "window of",
         "prédire": "predict", "prédisez": "predict", "prédis": "predict", "prévoir": "forecast", "prévoyez": "forecast",
         "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
@@ -208,6 +211,7 @@ _LEXICON: dict[str, dict[str, str]] = {
         "fläche unter der roc-kurve": "area under the roc curve", "fläche unter der kurve": "area under the curve",
         "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
         "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
+        "als merkmal": "as a feature", "merkmal": "feature",
         "spalten": "columns", "nächsten": "next", "kommenden": "next", "nächste": "next", "kommende": "next", "folgenden": "following",
         "letzten": "last", "vergangenen": "last", "vorangegangenen": "preceding", "vorausgegangenen": "preceding",
         "vorhergehenden": "preceding", "zurückliegenden": "preceding",
@@ -872,6 +876,11 @@ def _metric_pronoun(text: str) -> tuple[str, list[str]]:
     return _BOUND_AFTER_IT.sub(rewrite, text), notes
 
 
+# what may follow a name in its parentheses and says only its unit or kind: 'in millions of dollars', '0/1', 'percent'
+_UNIT_GLOSS = (r"\s*(?:(?:measured|expressed|given|counted)\s+)?(?:in|into|per)\s+[\w$%]|\s*(?:0\s*/\s*1|yes\s*/\s*no|%|"
+               r"percent|dummy|binary|a\s+dummy|a\s+flag|logs?|logged|the\s+target|target)\b")
+
+
 def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
     """'the moisture readings (humid, dewp, precip)' -> 'humid, dewp, precip'; 'the median value of a house (medv)'
     -> 'medv': when every name in the parentheses is a column, they are what the words before them describe, and
@@ -889,10 +898,19 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
                              m.group(2), re.I)
         if restated and all(i.lower() in names for i in _listed(restated.group("names"))):
             items = _listed(restated.group("names"))
+        # ('gross state product (gsp, in millions of dollars)': a name, then its unit or kind, names that one column)
+        if len(items) > 1 and items[0].lower() in names and all(re.match(_UNIT_GLOSS, i, re.IGNORECASE) for i in items[1:]):
+            items = items[:1]
         if items and not all(i.lower() in names for i in items):
             distributed = _distributed(m, items, columns)
             return distributed if distributed != m.group(0) else _headed_list(m, items, notes)
         before = m.group(1)
+        # ('predict if the mother is working last year or not (worked)': the name is what the whole yes/no question
+        # asks, and its 'or not' negates nothing)
+        question = re.search(r"\b(?:if|whether)\b[^()]*\bor\s+not\s*$", before, flags=re.IGNORECASE)
+        if question and len(items) == 1:
+            notes.append(f"{before[question.start():].strip()!r} read as the column named after it: {items[0]}")
+            return before[:question.start()] + names[items[0].lower()]
         cut = _listed_description_cut(before, len(items), names) or _description_cut(before)
         joined = re.match(r"\s*(?:and|or|plus|as well as)\b", before)  # '(a, b) and the scores (c, d)'
         cut = joined.end() if cut == 0 and joined else cut

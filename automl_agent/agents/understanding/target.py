@@ -26,7 +26,7 @@ from .clauses import (CLAUSE_BREAK, CLAUSE_VERBS, FEATURE_MARKERS, NEGATED_NEGAT
                       RELATIVE_NOT, TARGET_VERBS, gloss_after, heading_length, input_spans, list_start)
 from .transforms import GROWTH, asked, asked_at, transform_of
 from ...trainkit.columns import named_as_id
-from .words import (NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid,
+from .words import (COUNTED_IN_TIME, NUMBER_WORDS, STOPWORDS, Token, abbreviates_phrase, abbreviates_with_a_word_unsaid,
                     acronyms_spelt, base_form, compact, compounds_spelt, english_vocabulary, expand_shorthand,
                     name_parts, run_of_beginnings, short_form_at_end, shortens, stem, said_or_stem,
                     tokens, word_ending_a_code, word_inside_a_code)
@@ -231,7 +231,11 @@ def _within(pos: int, spans: list[tuple[int, int]]) -> bool:
 
 
 def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
-    target = _spans(text, rf"{TARGET_VERBS}|whether", 8, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
+    # ('we don't want race in the model, and agesq ...': a verb's word after an article is a noun, and names nothing
+    # to predict unless 'of' or 'for' says whose: 'the forecast of sales')
+    target = [(a, b) for a, b in _spans(text, rf"{TARGET_VERBS}|whether", 8, stops=rf"[.;?!]|\b(?:{FEATURE_MARKERS})\b")
+              if not (re.search(r"\b(?:the|a|an|our|your|my|their|its|his|her)\s+[\w-]+$", text[:a])
+                      and not re.match(r"\s+(?:of|for)\b", text[a:]))]
     features = []
     # a list of inputs runs to its sentence's end or the next clause, however many it names (seven inputs with their
     # articles and possessives are 20 words)
@@ -507,6 +511,12 @@ _LIGHT_VERBS = {"doing", "making", "having", "getting", "going", "using", "takin
 _NO_RUN_START = STOPWORDS | _LIGHT_VERBS
 
 
+def _starts_no_run(word: str) -> bool:
+    """A word no run of words that spells a name begins with: a small word, a light verb, or the request's own verb
+    ('predicts the capital' is no pcap)."""
+    return word in _NO_RUN_START or re.fullmatch(CLAUSE_VERBS, word) is not None
+
+
 _DETERMINERS = frozenset({"the", "its", "their", "our", "my", "your", "his", "her", "these", "those", "all", "of"})
 
 
@@ -541,7 +551,8 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         content = [t for t in toks if len(t.text) >= 3 and t.text not in STOPWORDS]
         for i in range(len(content) - len(name) + 1):
             run = content[i:i + len(name)]
-            if "".join(t.text[0] for t in run) == name:
+            # (the request's own verb gives no initial: 'predicts capital' is no pc)
+            if "".join(t.text[0] for t in run) == name and not re.fullmatch(CLAUSE_VERBS, run[0].text):
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
         if len(name) >= 3:
             # 'heating value' for HHV ('higher heating value'): the initials but for a qualifier left unsaid before them
@@ -565,7 +576,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                 inner = [t for t in run[1:-1] if t.text in STOPWORDS]
                 # ('workers in each county' is a grouping, no name wcon)
                 said = [t for t in run if t.text not in STOPWORDS]
-                if len(run) == n and len(said) >= 2 and run[0].text not in _NO_RUN_START \
+                if len(run) == n and len(said) >= 2 and not _starts_no_run(run[0].text) \
                         and run[-1].text not in STOPWORDS \
                         and len(inner) <= (2 if n == 4 else 1) and run[-1].start - first.end <= 12 * n \
                         and not any(t.text in {"each", "every", "per"} for t in inner) \
@@ -574,7 +585,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
                              or (inner and abbreviates_phrase(column.name, [t.text for t in run]))) \
                         and not any(e.start == first.start for e in out):
                     out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), first.start, run[-1].end))
-                elif len(run) == n and n <= 3 and len(said) == n and run[0].text not in _NO_RUN_START \
+                elif len(run) == n and n <= 3 and len(said) == n and not _starts_no_run(run[0].text) \
                         and run[-1].start - first.end <= 12 * n and not any(e.start == first.start for e in out) \
                         and _spelt_with_a_synonym(column.name, tuple(t.text for t in said)):
                     # 'total deaths' for totfat (total fatalities): the name spelt by the words, one of them said in
@@ -592,7 +603,9 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         # clause, run together
         if name.isalpha() and len(name) >= 6:
             # (a word the rules keep as a request word, 'use', may still begin a name, whole: usemeth)
-            words_at = [t for t in toks if len(t.text) >= 3 and (t.text not in STOPWORDS or name.startswith(t.text))]
+            # (the request's own verb spells nothing: 'predicts the capital' is no pcap)
+            words_at = [t for t in toks if len(t.text) >= 3 and (t.text not in STOPWORDS or name.startswith(t.text))
+                        and not re.fullmatch(CLAUSE_VERBS, t.text)]
             for i, first in enumerate(words_at):
                 for last in words_at[i + 1:i + 5]:
                     if re.search(r"[,.;:!?()]", text[first.end:last.start]) or any(e.start == first.start for e in out):
@@ -1059,6 +1072,47 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                   semantic=None) -> TargetDecision:
     """The target decision for this instruction on this data. `semantic(phrase, descriptions) -> similarities`
     is the sentence encoder, used only when words say nothing; None to skip it."""
+    return _an_amount_of_a_yes_no(_decided(instruction, profile, flag, semantic), instruction.lower(), profile)
+
+
+# 'predict how fast ...', 'tell how far ...': the kind of amount asked, and the name parts columns of that kind hold
+_HOW_KIND = re.compile(r"\b(?:predict\w*|forecast\w*|estimat\w*|know|tell|guess\w*)\s+(?:\w+\s+){0,2}?how\s+"
+                       r"(fast|quick(?:ly)?|far|heavy|tall)\b")
+_KIND_STEMS = {"fast": ("speed", "velocity", "mph", "kph"), "quick": ("speed", "velocity", "mph", "kph"),
+               "far": ("dist", "miles", "km"), "heavy": ("weight", "wt", "kg", "mass"), "tall": ("height", "hgt")}
+
+
+def _an_amount_of_a_yes_no(decision: TargetDecision, text: str, profile: DataProfile) -> TargetDecision:
+    """'how much each mother worked' with worked (0/1), weeks and hours: an amount asked of a column that only says
+    yes or no is not that column; the run asks which amount, the columns counted in time first ('worked' is hours or
+    weeks of it)."""
+    column = profile.column(decision.column) if decision.column and decision.how != "flag" else None
+    if column is None:
+        return decision
+    kind = _HOW_KIND.search(text)
+    if kind is not None:
+        # ('predict how fast the ball is ...' with BallCount, StartSpeed, EndSpeed: the kind of amount asked names
+        # the columns; one that is not of that kind is not the answer, whatever word of it was said)
+        stems = _KIND_STEMS[kind.group(1).removesuffix("ly")]
+        of_kind = [c.name for c in profile.columns if c.kind == "numeric" and any(st in c.name.lower() for st in stems)]
+        if of_kind and column.name not in of_kind:
+            return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=of_kind[:4],
+                                  scores=decision.scores, reason=f"the instruction asks how {kind.group(1)}, and "
+                                                                 f"{decision.column!r} is not of that kind")
+    if column.n_unique != 2:
+        return decision
+    word = re.escape(decision.column.lower())
+    if not re.search(rf"\bhow\s+(?:much|long|many\s+[\w-]+)\s+(?:[\w'-]+\s+){{0,3}}{word}\b", text):
+        return decision
+    amounts = [c.name for c in profile.columns if c.kind == "numeric" and c.n_unique > 2 and c.name != column.name]
+    timed = [n for n in amounts if any(unit in n.lower() or unit.rstrip("s") == n.lower() for unit in COUNTED_IN_TIME)]
+    candidates = [*timed, *(n for n in amounts if n not in timed)][:4]
+    return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=candidates,
+                          scores=decision.scores, reason=f"the instruction asks how much of {decision.column!r}, "
+                                                         "which only says yes or no")
+
+
+def _decided(instruction: str, profile: DataProfile, flag: str | None, semantic) -> TargetDecision:
     columns = eligible_columns(profile)
     if flag is not None:
         return TargetDecision(column=flag, confidence="given", how="flag", reason="--target")

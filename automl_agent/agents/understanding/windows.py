@@ -153,12 +153,23 @@ def stated_step_s(instruction: str) -> float | None:
     """The gap between a series' rows in seconds where the instruction says it ('a monthly series', 'one row per
     month', 'monthly from January 1950'); None where it says no cadence."""
     text = normalise(instruction)
+    # ('half-hourly', 'one reading every half hour', 'every 15 minutes': a step said as a length of time)
+    if re.search(r"\bhalf[- ]?hourly\b", text):
+        return float(_SECONDS["half-hour"])
+    every = re.search(r"\b(?:every|each)\s+(\d+\s*|half[- ](?:an\s+)?|other\s+)?"
+                      r"(min(?:ute)?s?|hours?|hrs?|days?|weeks?|months?|quarters?|years?)\b", text)
+    if every and not re.search(r"\b(?:retrain\w*|refresh\w*|runs?|schedul\w*|update\w*)\s+(?:\w+\s+)?$",
+                               text[:every.start()]):
+        unit = {"min": "minute", "hr": "hour"}.get(re.sub(r"(?:ute)?s?$", "", every.group(2)), every.group(2).rstrip("s"))
+        count = (every.group(1) or "").strip()
+        factor = 0.5 if count.startswith("half") else 2.0 if count == "other" else float(count or 1)
+        return float(_SECONDS[unit] * factor) if unit in _SECONDS else None
     said = re.search(r"\b(hourly|daily|weekly|monthly|quarterly|yearly|annual)\b", text)
     if said:
         return float(_CADENCE_SECONDS[said.group(1)])
     per = re.search(rf"\b(?:one|an?|1|single)\s+{_ROW_WORDS}\s+(?:per|a|an|each|every|for each)\s+"
-                    r"(hour|day|week|month|quarter|year)\b", text)
-    return float(_SECONDS[per.group(1)]) if per else None
+                    r"(half[- ]hour|hour|day|week|month|quarter|year)\b", text)
+    return float(_SECONDS[per.group(1).replace(" ", "-")]) if per else None
 
 
 def rows_are_the_steps(instruction: str, profile) -> bool:
