@@ -46,18 +46,11 @@ _FORMULA_SIDE = re.compile(r"\s*=\s*(?P<side>[^,;()=<>]*?(?:[/*+^]|\s-\s|\bthe\s
                            r"[^,;()=<>]*)", re.IGNORECASE)
 
 
-def _definitions(text: str, names: list[str]) -> list[tuple[int, int]]:
-    """The spans that say how a named column is computed ('hrearn = annearn / annhrs'): the names in them define it."""
-    spans = []
-    for name in names:
-        for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE):
-            if side := _FORMULA_SIDE.match(text, m.end()):
-                spans.append((side.start("side"), side.end("side")))
-    # ('(family income = her labour income + nonmomi, so it leaks)': a sum said of words, not of a name, defines too)
-    for equals in re.finditer(r"(?<![<>=!])(?==)", text):
-        if side := _FORMULA_SIDE.match(text, equals.start()):
-            spans.append((side.start("side"), side.end("side")))
-    return spans
+def _definitions(text: str) -> list[tuple[int, int]]:
+    """The spans that say how something is computed ('hrearn = annearn / annhrs', '(family income = her labour income
+    + nonmomi, so it leaks)'): the names in them define it, whatever stands left of the '='."""
+    return [(side.start("side"), side.end("side")) for equals in re.finditer(r"(?<![<>=!])(?==)", text)
+            if (side := _FORMULA_SIDE.match(text, equals.start()))]
 
 
 def _named_columns(text: str, profile: DataProfile, definitions: list[tuple[int, int]]) -> list[tuple[str, int]]:
@@ -156,7 +149,7 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
     time_like = {c.name for c in profile.columns if c.kind in {"datetime", "categorical", "identifier"}
                  or re.search(r"(?i)year|month|day|date|time|hour|week|quarter", c.name)}
     mentions: list[Mention] = []
-    definitions = _definitions(text, [c.name for c in profile.columns])  # spans no name in is a mention
+    definitions = _definitions(text)  # spans no name in is a mention
     named = sorted(_named_columns(text, profile, definitions), key=lambda x: x[1])
     literal = {name for name, _ in named}
     for name, at in [*named, *((n, a) for n, a in _coined_names(text, profile, definitions) if n not in literal)]:

@@ -200,35 +200,43 @@ def heading_length(text: str) -> int:
 
 
 _HOW_OFTEN_ITEM = re.compile(r"(?:^|,\s*|\b(?:and|or)\s+)how\s+(?:often|much|many|long|far|old)\s+(?:[\w-]+\s+){0,3}$")
+# a parenthesis that glosses one item, then a comma and the next item: 'sex (the female column), black'; not one that
+# says a sentence ('(the model must not see substance)') or a formula, nor one a new clause follows
+_ITEM_GLOSS = re.compile(
+    r"\((?![^()]*(?:=|\b(?:must|should|will|would|can|could|may|is|are|was|were|see|sees|use|uses|used)\b))"
+    r"[^()]{1,80}\)\s*,\s*(?:and\s+)?(?!(?:then|so|but|because|since|as|which|who|while|when|where|i|i'[a-z]+|we|you|"
+    r"they|it|he|she|this|that|there|please|plus|also)\b)(?=\w)")
+
+
+def _next_list_end(rest: str, at: int):
+    """The first end of a list from `at` on that has words before it."""
+    return next((m for m in re.compile(LIST_END).finditer(rest, at) if rest[at:m.start()].strip()), None)
 
 
 def list_after(text: str, start: int) -> tuple[int, int]:
     # 'using only four things: A, B and C', 'except three columns: A, B': what comes before the colon names the list
     start += heading_length(text[start:])
     rest = text[start:]
-    stop = next((m for m in re.finditer(LIST_END, rest) if rest[:m.start()].strip()), None)
+    stop = _next_list_end(rest, 0)
     # 'the logged pay variable, which is just the answer rewritten, and the two parental fields', 'the occupation where
     # he is working, and the region': an aside on one item, then the list goes on
     while stop and (aside := re.match(r",?\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had)\b|where\s+(?:he|she|they|it)\b)"
                                       r"[^.;:!?()]{1,80}?,\s*and\s+(?=\w)", rest[stop.start():])):
-        resume = stop.start() + aside.end()
-        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
+        stop = _next_list_end(rest, stop.start() + aside.end())
     # ('its body mass, its instar and whether it is actively feeding': an item that asks whether keeps its verb)
     while stop and re.search(r"(?:^|,\s*|\b(?:and|or)\s+)(?:whether|if)\s+(?:it|he|she|they|(?:the|its|his|her|their)\s+"
                              r"[\w-]+)\s*$", rest[:stop.start()]) \
             and re.fullmatch(r"\s*(?:is|are|was|were|has|have|had|gets?|got|be)", rest[stop.start():stop.end()]):
-        resume = stop.end()
-        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
+        stop = _next_list_end(rest, stop.end())
     # ('years of school, sex (the female column), black, ...': a parenthesis that glosses one item, then the list goes
     # on; 'how often he goes to church, ...': an item that asks how often keeps its verb)
-    while stop and ((rest[stop.start()] == "(" and (gloss := re.match(
-            r"\((?![^()]*(?:=|\b(?:must|should|will|would|can|could|may|is|are|was|were|see|sees|use|uses|used)\b))"
-            r"[^()]{1,80}\)\s*,\s*(?:and\s+)?(?!(?:then|so|but|because|since|as|which|who|while|when|where|i|i'[a-z]+|we|you|they|it|he|she|"
-            r"this|that|there|please|plus|also)\b)(?=\w)",
-            rest[stop.start():])))
-            or (gloss := _HOW_OFTEN_ITEM.search(rest[:stop.start()]) and re.match(r"\s*\w+", rest[stop.start():]))):
-        resume = stop.start() + gloss.end()
-        stop = next((m for m in re.compile(LIST_END).finditer(rest, resume) if rest[resume:m.start()].strip()), None)
+    while stop:
+        at = rest[stop.start():]
+        gone_on = (re.match(_ITEM_GLOSS, at) if at.startswith("(") else None) \
+            or (re.match(r"\s*\w+", at) if _HOW_OFTEN_ITEM.search(rest[:stop.start()]) else None)
+        if gone_on is None:
+            break
+        stop = _next_list_end(rest, stop.start() + gone_on.end())
     return start, start + (stop.start() if stop else len(rest))
 
 

@@ -23,11 +23,11 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
     if not decision.ask:
         # (nor when every column would be left out: 'no timestamp column, value column load' of a one-column series
         # describes the table, it leaves nothing out)
-        if decision.column not in said_not or declared_target(instruction, decision.column) \
-                or not [c for c in profile.target_candidates if c not in said_not]:
+        kept = [c for c in profile.target_candidates if c not in said_not]
+        if decision.column not in said_not or declared_target(instruction, decision.column) or not kept:
             return decision
         # 'Fatality classifier ... injSeverity stays out': the words fit a column the instruction leaves out
-        others = [c for c in profile.target_candidates if c not in said_not][:3]
+        others = kept[:3]
         return TargetDecision(column=None, confidence="low", how="excluded", ask=True, candidates=others,
                               scores=decision.scores,
                               reason=f"the column the words fit best, {decision.column!r}, is one the instruction says "

@@ -807,8 +807,11 @@ _OTHERS_OF_A_KIND = re.compile(
     r"indicators?)\b(?:\s+(?:of|on|about|for)\s+(?:the\s+)?(?P<after>[a-z][a-z-]{2,}))?")
 
 
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
+
+
 def _sentence_end(text: str, at: int) -> int:
-    end = re.compile(r"[.;!?](?:\s|$)").search(text, at)
+    end = _SENTENCE_END.search(text, at)
     return end.start() if end else len(text)
 
 
@@ -819,12 +822,12 @@ def _others_of_the_targets_kind(text: str, profile: DataProfile, target: str | N
     if target is None:
         return [], (0, 0)
     low = target.lower()
+    pieces = [low[i:j] for i in range(len(low)) for j in range(i + 3, len(low) + 1) if low[i:j].isalpha()]
     for m in re.finditer(_OTHERS_OF_A_KIND, text):
         clause = text[max(0, text.rfind(". ", 0, m.start()) + 1):_sentence_end(text, m.end())]
         if not re.search(_NEGATION, clause):
             continue
         kind = (m.group("kind") or m.group("after") or "").split()
-        pieces = [low[i:j] for i in range(len(low)) for j in range(i + 3, len(low) + 1) if low[i:j].isalpha()]
         said = [w for word in kind for w in (word, *concept_synonyms(word))]
         part = max((p for p in pieces if any(w.startswith(p) for w in said)), key=len, default="")
         family = [c.name for c in profile.columns if c.name != target and part and part in c.name.lower()]

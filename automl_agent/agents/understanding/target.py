@@ -511,10 +511,14 @@ _LIGHT_VERBS = {"doing", "making", "having", "getting", "going", "using", "takin
 _NO_RUN_START = STOPWORDS | _LIGHT_VERBS
 
 
+def _request_verb(word: str) -> bool:
+    """'predicts', 'classify': the request's own verb, which spells no name ('predicts the capital' is no pcap)."""
+    return re.fullmatch(CLAUSE_VERBS, word) is not None
+
+
 def _starts_no_run(word: str) -> bool:
-    """A word no run of words that spells a name begins with: a small word, a light verb, or the request's own verb
-    ('predicts the capital' is no pcap)."""
-    return word in _NO_RUN_START or re.fullmatch(CLAUSE_VERBS, word) is not None
+    """A word no run of words that spells a name begins with: a small word, a light verb, or the request's verb."""
+    return word in _NO_RUN_START or _request_verb(word)
 
 
 _DETERMINERS = frozenset({"the", "its", "their", "our", "my", "your", "his", "her", "these", "those", "all", "of"})
@@ -552,7 +556,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         for i in range(len(content) - len(name) + 1):
             run = content[i:i + len(name)]
             # (the request's own verb gives no initial: 'predicts capital' is no pc)
-            if "".join(t.text[0] for t in run) == name and not re.fullmatch(CLAUSE_VERBS, run[0].text):
+            if "".join(t.text[0] for t in run) == name and not _request_verb(run[0].text):
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
         if len(name) >= 3:
             # 'heating value' for HHV ('higher heating value'): the initials but for a qualifier left unsaid before them
@@ -605,7 +609,7 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             # (a word the rules keep as a request word, 'use', may still begin a name, whole: usemeth)
             # (the request's own verb spells nothing: 'predicts the capital' is no pcap)
             words_at = [t for t in toks if len(t.text) >= 3 and (t.text not in STOPWORDS or name.startswith(t.text))
-                        and not re.fullmatch(CLAUSE_VERBS, t.text)]
+                        and not _request_verb(t.text)]
             for i, first in enumerate(words_at):
                 for last in words_at[i + 1:i + 5]:
                     if re.search(r"[,.;:!?()]", text[first.end:last.start]) or any(e.start == first.start for e in out):
@@ -1072,7 +1076,9 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
                   semantic=None) -> TargetDecision:
     """The target decision for this instruction on this data. `semantic(phrase, descriptions) -> similarities`
     is the sentence encoder, used only when words say nothing; None to skip it."""
-    return _an_amount_of_a_yes_no(_decided(instruction, profile, flag, semantic), instruction.lower(), profile)
+    text = instruction.lower()
+    return _an_amount_of_a_yes_no(_of_the_kind_asked(_decided(instruction, profile, flag, semantic), text, profile),
+                                  text, profile)
 
 
 # 'predict how fast ...', 'tell how far ...': the kind of amount asked, and the name parts columns of that kind hold
@@ -1082,24 +1088,32 @@ _KIND_STEMS = {"fast": ("speed", "velocity", "mph", "kph"), "quick": ("speed", "
                "far": ("dist", "miles", "km"), "heavy": ("weight", "wt", "kg", "mass"), "tall": ("height", "hgt")}
 
 
+def _chosen(decision: TargetDecision, profile: DataProfile) -> ColumnProfile | None:
+    """The column the words chose (not one given with --target)."""
+    return profile.column(decision.column) if decision.column and decision.how != "flag" else None
+
+
+def _of_the_kind_asked(decision: TargetDecision, text: str, profile: DataProfile) -> TargetDecision:
+    """'predict how fast the ball is ...' with BallCount, StartSpeed, EndSpeed: the kind of amount asked names the
+    columns; one that is not of that kind is not the answer, whatever word of it was said, and the run asks which."""
+    column, kind = _chosen(decision, profile), _HOW_KIND.search(text)
+    if column is None or kind is None:
+        return decision
+    stems = _KIND_STEMS[kind.group(1).removesuffix("ly")]
+    of_kind = [c.name for c in profile.columns if c.kind == "numeric" and any(st in c.name.lower() for st in stems)]
+    if not of_kind or column.name in of_kind:
+        return decision
+    return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=of_kind[:4],
+                          scores=decision.scores, reason=f"the instruction asks how {kind.group(1)}, and "
+                                                         f"{decision.column!r} is not of that kind")
+
+
 def _an_amount_of_a_yes_no(decision: TargetDecision, text: str, profile: DataProfile) -> TargetDecision:
     """'how much each mother worked' with worked (0/1), weeks and hours: an amount asked of a column that only says
     yes or no is not that column; the run asks which amount, the columns counted in time first ('worked' is hours or
     weeks of it)."""
-    column = profile.column(decision.column) if decision.column and decision.how != "flag" else None
-    if column is None:
-        return decision
-    kind = _HOW_KIND.search(text)
-    if kind is not None:
-        # ('predict how fast the ball is ...' with BallCount, StartSpeed, EndSpeed: the kind of amount asked names
-        # the columns; one that is not of that kind is not the answer, whatever word of it was said)
-        stems = _KIND_STEMS[kind.group(1).removesuffix("ly")]
-        of_kind = [c.name for c in profile.columns if c.kind == "numeric" and any(st in c.name.lower() for st in stems)]
-        if of_kind and column.name not in of_kind:
-            return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=of_kind[:4],
-                                  scores=decision.scores, reason=f"the instruction asks how {kind.group(1)}, and "
-                                                                 f"{decision.column!r} is not of that kind")
-    if column.n_unique != 2:
+    column = _chosen(decision, profile)
+    if column is None or column.n_unique != 2:
         return decision
     word = re.escape(decision.column.lower())
     if not re.search(rf"\bhow\s+(?:much|long|many\s+[\w-]+)\s+(?:[\w'-]+\s+){{0,3}}{word}\b", text):

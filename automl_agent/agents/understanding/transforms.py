@@ -1,6 +1,7 @@
 """Columns made from another by a known change and named by a prefix or a suffix: lsalary is the log of salary, gcpi
-the growth of cpi, stndfnl the final exam standardized, hssa the housing starts seasonally adjusted. One place for the prefixes and for the words that ask for each change,
-so the target, the inputs and the audit read them alike."""
+the growth of cpi, stndfnl the final exam standardized, hssa the housing starts seasonally adjusted. One place for the
+prefixes, the suffixes and the words that ask for each change, so the target, the inputs and the audit read them
+alike."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ class Transform:
     suffixes: tuple[str, ...] = ()  # a change written after the name: hssa, gdp_sa
 
 
+# 'seasonally adjusted', 'deseasonalised', 'SA'; French, Spanish, German forms too (a column name is often English)
+_SEASONALLY_ADJUSTED = (r"(?:seasonally[- ]adjusted|de-?seasonali[sz]ed|\bsa\b|desestacionalizad[ao]s?|"
+                        r"corrig[ée]+e?s?\s+des\s+variations\s+saisonni[èe]res|\bcvs\b|saisonbereinigt\w*)")
 TRANSFORMS = (
     Transform("log", ("log_", "ln_", "log", "ln", "l_", "l"), rf"\b{_LOG}\b",
               rf"\b{_LOG}\s+(?:of\s+)?{_OWNER}(?:[a-z]+\s+)?$"),
@@ -37,11 +41,6 @@ TRANSFORMS = (
               r"^(?:\s+[a-z]+){0,2}\s*,?\s*(?:\(\s*)?(?:measured\s+|expressed\s+|given\s+|scaled\s+|written\s+)?"
               r"(?:in|as)\s+(?:a\s+|the\s+)?(?:standard\s+deviations?|standard\s+units|z[- ]?scores?|"
               r"standardi[sz]ed\s+(?:form|units|scale))"),
-)
-# 'seasonally adjusted', 'deseasonalised', 'SA'; French, Spanish, German forms too (a column name is often English)
-_SEASONALLY_ADJUSTED = (r"(?:seasonally[- ]adjusted|de-?seasonali[sz]ed|\bsa\b|desestacionalizad[ao]s?|"
-                        r"corrig[ée]+e?s?\s+des\s+variations\s+saisonni[èe]res|\bcvs\b|saisonbereinigt\w*)")
-TRANSFORMS += (
     Transform("seasonally adjusted", (), _SEASONALLY_ADJUSTED,
               _SEASONALLY_ADJUSTED + r"\s+(?:[a-z]+\s+)?$",
               r"^(?:\s+[a-z]+){0,2}\s*,?\s*(?:\(\s*)?" + _SEASONALLY_ADJUSTED,
