@@ -42,3 +42,13 @@ class LocalHTTPServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
+
+
+async def read_body(receive) -> bytes:
+    """The whole body of an ASGI request, however many messages it comes in."""
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body

@@ -14,6 +14,7 @@ import uvicorn
 
 from automl_agent.serving.batching import AdaptiveBatcher
 from automl_agent.serving.disconnect import StopWhenClientLeaves
+from tests.local_http import read_body
 
 
 class GatedModel:
@@ -34,17 +35,11 @@ class GatedModel:
 def _app(batcher: AdaptiveBatcher):
     async def app(scope, receive, send):
         if scope["type"] == "lifespan":
-            while (message := await receive())["type"] != "lifespan.shutdown":
+            while (await receive())["type"] != "lifespan.shutdown":
                 await send({"type": "lifespan.startup.complete"})
             await send({"type": "lifespan.shutdown.complete"})
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        answer = await batcher.predict(json.loads(body)["records"])
+        answer = await batcher.predict(json.loads(await read_body(receive))["records"])
         data = json.dumps({"predictions": answer}).encode()
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})

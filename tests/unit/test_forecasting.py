@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from automl_agent.agents.brains.offline import OfflineRules, infer_task
+from automl_agent.agents.brains.offline import infer_task
 from automl_agent.agents.understanding.windows import requested_windows
 from automl_agent.agents.contracts import TaskType
-from automl_agent.agents.prompt_agent import cross_check
 from automl_agent.data.profile import profile_table
 from automl_agent.trainkit.runtime import WindowForecaster
 from tests.conftest import DATASETS
+from tests.spoiled_spec import cross_checked
 
 
 @pytest.mark.parametrize("instruction, windows", [
@@ -36,12 +36,10 @@ def test_a_dated_series_with_forecast_words_is_a_forecasting_task(ett):
 
 
 def test_cross_check_restores_the_windows_the_instruction_gives(ett):
-    profile = profile_table(ett, "ETTh1.csv")
-    instruction = "Forecast OT for the next 24 hours from the last 96 hours"
-    spec = OfflineRules.parse_instruction(instruction, profile, [], [])
-    wrong = spec.model_copy(deep=True)
-    wrong.problem.pred_seq_len, wrong.problem.input_seq_len = 12, None
-    fixed, notes = cross_check(wrong, instruction, profile, None)
+    def spoil(problem):
+        problem.pred_seq_len, problem.input_seq_len = 12, None
+
+    fixed, notes = cross_checked(ett, "ETTh1.csv", "Forecast OT for the next 24 hours from the last 96 hours", spoil)
     assert (fixed.problem.input_seq_len, fixed.problem.pred_seq_len) == (96, 24)
     assert any("pred_seq_len set to 24" in n for n in notes)
 

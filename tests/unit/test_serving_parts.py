@@ -12,6 +12,7 @@ import pytest
 from automl_agent.serving.batching import AdaptiveBatcher
 from automl_agent.serving.middleware import RequestGuard
 from automl_agent.serving.payload import MAX_RECORDS, PayloadError, check_records, records_frame
+from tests.local_http import read_body
 
 SCHEMA = {
     "task": "tabular_classification", "target": "churn",
@@ -118,12 +119,7 @@ def test_an_idle_batcher_adds_no_wait():
 
 
 async def _echo_app(scope, receive, send):
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            break
+    body = await read_body(receive)
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": str(len(body)).encode()})
 

@@ -6,11 +6,11 @@ import pickle
 import pandas as pd
 import pytest
 
-from automl_agent.agents.brains.offline import OfflineRules, infer_task
+from automl_agent.agents.brains.offline import infer_task
 from automl_agent.agents.contracts import TaskType
-from automl_agent.agents.prompt_agent import cross_check
 from automl_agent.data.profile import profile_table
 from automl_agent.trainkit.runtime import TextEncoder
+from tests.spoiled_spec import cross_checked
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +26,10 @@ def test_free_text_is_profiled_and_routes_to_text_classification(sms):
 
 
 def test_cross_check_moves_a_tabular_answer_to_the_text_task(sms):
-    profile = profile_table(sms, "sms.csv")
-    instruction = "Detect spam SMS messages with F1 at least 0.9"
-    rules = OfflineRules.parse_instruction(instruction, profile, [], [])
-    wrong = rules.model_copy(deep=True)
-    wrong.problem.downstream_task = TaskType.tabular_classification
-    spec, notes = cross_check(wrong, instruction, profile, None)
+    def spoil(problem):
+        problem.downstream_task = TaskType.tabular_classification
+
+    spec, notes = cross_checked(sms, "sms.csv", "Detect spam SMS messages with F1 at least 0.9", spoil)
     assert spec.problem.downstream_task == TaskType.text_classification and spec.problem.metric == "f1"
     assert any("does not fit the data" in n for n in notes)
 
