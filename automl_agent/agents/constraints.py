@@ -15,6 +15,8 @@ from .understanding.words import normalise
 
 # "5 percentage points" is 5 in the target's own units (a rate in %), not 0.05
 _NUMBER = r"(?<![\w.])(\d+(?:[.,]\d+)?|\.\d+)\s*(%|percent(?!age[ -]points?))?"
+# a modal's negation and up to two words of its verb: 'can't weigh', 'may not be', 'must not take'
+_NEGATED_VERB = r"(?:can't|cannot|can not|must not|mustn't|should not|shouldn't|may not|won't|will not|shall not)\s+(?:\w+\s+){1,2}?"
 # bound words, compound and negated forms first ("no more than" holds "more than", "less than or equal to" holds
 # "less than"); "under 10 ms" is strict, "at most 10 ms" is not
 _BOUNDS: tuple[tuple[str, str], ...] = (
@@ -22,10 +24,13 @@ _BOUNDS: tuple[tuple[str, str], ...] = (
            r"(?:not|no) more of|no more than|not more than|no higher than|not higher than|"
            r"no bigger than|no larger than|no greater than|no slower than|not slower than|not (?:to )?exceed(?:ing)?|"
            r"must not exceed|mustn't exceed|should not exceed|shouldn't exceed|can't be (?:larger|bigger|more|higher) than|"
-           r"cannot be (?:larger|bigger|more|higher) than|at most|maximum(?: of)?|max\.?|within|up to|<=|≤|=<"),
+           r"cannot be (?:larger|bigger|more|higher) than|at most|maximum(?: of)?|max\.?|within|up to|<=|≤|=<|"
+           # a negated verb before the comparison: 'can't weigh more than 5 MB', 'must not take longer than 2 minutes'
+           rf"{_NEGATED_VERB}(?:more|larger|bigger|higher|longer|heavier|slower|greater) than"),
     (">=", r"greater than or equal to|more than or equal to|higher than or equal to|no less than|not less than|"
            r"no lower than|not lower than|no worse than|not worse than|at or above|at least|minimum(?: of)?|min\.?|>=|≥|=>|"
-           r"reach(?:es)?|achieves?|hits?"),
+           r"reach(?:es)?|achieves?|hits?|"
+           rf"{_NEGATED_VERB}(?:less|lower|smaller|fewer|worse) than"),
     ("<", r"under|below|less than|lower than|smaller than|fewer than|faster than|shorter than|quicker than|<"),
     (">", r"above|over|greater than|more than|higher than|exceed(?:s|ing)?|better than|>"),
 )
@@ -294,6 +299,10 @@ def _clause_complexity(instruction: str) -> list[Constraint]:
                      r"at most|no more than|within|<=?|≤)?\s*(?:about\s+)?$", clause):
             continue  # "RMSE under 600 seconds" is an error measured in seconds
         op = _op_after(text[m.end():m.end() + 16]) or _op_before(clause)
+        # ('train_time_limit: 5min  # must finish under this': the comment on the value says its bound)
+        if op is None and (comment := re.match(r"[^\n#]{0,20}#[^\n]*?\b((?:under|below|less than|within|at most|no more "
+                                                r"than|inside))\s+(?:this|that|it)\b", text[m.end():])):
+            op = _op_before(comment.group(1))
         if op is None and re.search(r"\b(?:limit|cap|ceiling|budget)\s*(?:is|of|:|=)?\s*$", clause):
             op = "<="  # 'Time limit: 8 minutes'
         # ('it can run for an hour tops', 'the job may take 20 minutes at most': what the job may spend)

@@ -33,6 +33,9 @@ ALIASES: dict[str, str] = {
     "accuracy": "accuracy", "acc": "accuracy", "right answer": "accuracy", "the right answer": "accuracy",
     "correct answer": "accuracy", "correct answers": "accuracy", "correctly classified": "accuracy",
     "f1 score": "f1", "f1-score": "f1", "f1": "f1", "f-score": "f1", "f score": "f1",
+    # (the F1 of more than two classes is their macro average: trainkit.evaluation)
+    "macro f1": "f1", "f1 macro": "f1", "macro-f1": "f1", "macro-averaged f1": "f1", "macro averaged f1": "f1",
+    "macro f1 score": "f1", "f1-macro": "f1",
     "precision": "precision", "recall": "recall", "sensitivity": "recall",
     "roc auc": "roc_auc", "area under the roc curve": "roc_auc", "area under the curve": "roc_auc",
     "area under the roc": "roc_auc", "roc-auc": "roc_auc", "auc": "roc_auc", "auroc": "roc_auc",

@@ -83,7 +83,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout52": Path(__file__).with_name("instructions_holdout52.yaml"),
            "holdout53": Path(__file__).with_name("instructions_holdout53.yaml"),
            "holdout54": Path(__file__).with_name("instructions_holdout54.yaml"),
-           "holdout55": Path(__file__).with_name("instructions_holdout55.yaml")}
+           "holdout55": Path(__file__).with_name("instructions_holdout55.yaml"),
+           "holdout56": Path(__file__).with_name("instructions_holdout56.yaml"),
+           "holdout58": Path(__file__).with_name("instructions_holdout58.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",
@@ -179,8 +181,10 @@ def understand(brain, instruction: str, profile: DataProfile, flag: str | None, 
 
 
 def _normalise_constraint(text: str) -> str:
+    from ..agents.metrics import ALIASES
+
     name, op, value = text.split()
-    return f"{name} {op} {float(value):g}"
+    return f"{ALIASES.get(name.replace('_', ' '), name)} {op} {float(value):g}"
 
 
 def _same_inputs(got: dict[str, Any], wanted: dict[str, Any]) -> bool:

@@ -140,6 +140,29 @@ def _set_aside_near(text: str, at: int, name: str) -> bool:
                for m in re.finditer(_SET_ASIDE, sentence, re.IGNORECASE))
 
 
+# words that make a list of columns the model's inputs ('from gold and silver', 'gold and silver as inputs')
+_INPUT_CUE = re.compile(r"\b(?:using|use|from|inputs?|features?|predictors?|regressors?|covariates?|exogenous|based\s+on|"
+                        r"given|multivariate)\b", re.IGNORECASE)
+_LIST_JOIN = r"\s*(?:,|\+|&|/|\band\b)\s*"
+
+
+def _listed_with_the_target(text: str, at: int, name: str, target: str | None) -> bool:
+    """Whether the column is named in one list with the target itself and no word makes that list the inputs: a
+    description of what the table holds ('cols gold + silver (spot prices)', 'daily gold and silver spot prices')."""
+    if not target or target == name:
+        return False
+    joined = rf"(?<![\w.]){re.escape(target)}{_LIST_JOIN}{re.escape(name)}(?![\w])|" \
+             rf"(?<![\w.]){re.escape(name)}{_LIST_JOIN}{re.escape(target)}(?![\w])"
+    for m in re.finditer(joined, text, re.IGNORECASE):
+        if not m.start() <= at < m.end():
+            continue
+        clause_start = max(text.rfind(stop, 0, m.start()) for stop in ".;:(\n") + 1
+        after = text[m.end():m.end() + 30]
+        return not _INPUT_CUE.search(text[clause_start:m.start()]) and not re.match(
+            r"\s*(?:series\s+)?(?:as|for)\s+(?:the\s+)?(?:inputs?|features?|predictors?)\b", after, re.IGNORECASE)
+    return False
+
+
 _LEAVING_OUT = r"drop|remov|exclud|without|ignor|omit|skip|not|never|do|does|must|should|can"
 
 
@@ -156,7 +179,9 @@ def audit(spec: RequirementSpec, text: str, profile: DataProfile, language: str 
         if any(m.words == name for m in mentions):
             continue
         placed = _placement(name, spec, time_like)
-        if placed == _EVERY_COLUMN and _set_aside_near(text, at, name):
+        if placed is None and _listed_with_the_target(text, at, name, spec.dataset.target):
+            placed = "what the table holds"  # 'cols gold + silver (spot prices)' describes the table
+        elif placed == _EVERY_COLUMN and _set_aside_near(text, at, name):
             placed = None  # 'Also lsalary useless, it is same as target': said to be set aside, fed in all the same
         elif name not in literal:
             continue  # a name no dictionary holds counts only where it is set aside in words the readers did not take

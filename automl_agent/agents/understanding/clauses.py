@@ -22,7 +22,8 @@ TARGET_VERBS = rf"(?:{_VERB_STEMS})(?:s|es|ed|d|ing|y|ies|ied|e)?"
 # ('credit score' is not a verb, ', score them' is)
 CLAUSE_VERBS = r"predict\w*|forecast\w*|estimat\w*|classif\w*|detect\w*|regress\w*|guess\w*|determin\w*|infer\w*|anticipat\w*|foresee\w*"
 FEATURE_MARKERS = (r"from|using|use|based on|given|with|by|on the basis of|according to|plus|along with|"
-                   r"as a function of|in terms of")
+                   # 'throw in every column, household id too'
+                   r"as a function of|in terms of|throw in|throwing in|toss in|feed in|include|including")
 NEGATIONS = (r"not|don't|dont|do not|doesn't|never|without|except|excluding|exclude|instead of|rather than|ignore|"
              r"ignoring|no|leave out|leaving out|omit|omitting|drop|dropping|stay out|stays out|left out")
 # 'not missing fraud' means caring about fraud
@@ -69,7 +70,7 @@ def gloss_after(text: str, start: int, end: int, name: str) -> int | None:
     return m.end() if shares and not re.search(r"\band\b", said) else None
 ONLY_WORDS = (r"only|just|solely|exclusively|purely|nothing but|nothing except|nothing other than|no more than|"
          r"nothing more than|nothing beyond")
-COLUMN_NOUNS = r"columns?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
+COLUMN_NOUNS = r"columns?|cols?|features?|fields?|inputs?|variables?|predictors?|attributes?|signals?|factors?"
 LEAD_IN = rf"(?:\s*(?::|on|from|the|these|those|following|its|their|{COLUMN_NOUNS})\b\s*)*"
 # where a restriction list opens
 _RESTRICT_OPENERS = (

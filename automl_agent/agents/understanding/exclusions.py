@@ -46,7 +46,14 @@ def without_excluded(decision: TargetDecision, instruction: str, profile: DataPr
             "target_candidates": [c for c in profile.target_candidates if c not in said_not]})
         again = decide(kept)
         if again.ask or again.confidence != "high":
-            return decision  # what is left fits only weakly: the question stands
+            # what is left fits only weakly: the question stands, among the columns the instruction keeps
+            among = list(dict.fromkeys([*([again.column] if again.column else []), *again.candidates]))[:3]
+            if not among:
+                return decision
+            return TargetDecision(column=None, confidence="low", how=decision.how, ask=True, candidates=among,
+                                  scores=again.scores,
+                                  reason=f"the words fit {dropped}, which the instruction leaves out; among the columns "
+                                         f"it keeps, {again.reason}")
         return again.model_copy(update={"reason": f"{again.reason} (the instruction leaves out {dropped})"})
     if not said_not or len(left) == len(decision.candidates) or not left:
         return decision
@@ -61,5 +68,5 @@ def declared_target(instruction: str, column: str | None) -> bool:
     """'- Target: vhappy' or 'label = churn': a column declared the target under a key is what to predict, whatever a
     later pronoun seems to leave out ('EXCEPT happy - vhappy is literally happy == ..., so it leaks': it is happy)."""
     return column is not None and re.search(
-        rf"(?:^|[\n;:.-]\s*)(?:target|label|outcome|y|response|dependent variable)\s*(?:column|variable)?\s*[:=]\s*"
+        rf"(?:^|[\n;:.-]\s*)(?:target|tgt|label|lbl|outcome|y|response|dependent variable)\s*(?:column|variable)?\s*[:=]\s*"
         rf"[`'\"]?{re.escape(column)}(?![\w])", instruction, re.IGNORECASE) is not None

@@ -33,7 +33,7 @@ _EXCLUDE_OPENERS = (
     rf"besides|other than)(?: for)?\b{LEAD_IN}",
     rf"\b(?:except|apart from|excluding|but not|without)(?: for)?\b{LEAD_IN}",
     # 'the remaining columns as predictors, minus wage itself'
-    rf"(?:,\s*|\b(?:columns?|features?|predictors?|inputs?|variables?|rest|others|everything)\s+)minus\b{LEAD_IN}",
+    rf"(?:,\s*|\b(?:{COLUMN_NOUNS}|rest|others|everything)\s+)minus\b{LEAD_IN}",
 )
 # every column there is, as a list of inputs: 'whatever else the table offers', 'all remaining columns', 'the rest'
 _ALL_THE_COLUMNS = (rf"\s*(?:whatever|everything|anything|all|every|each|any|the rest|the others|the remaining|the other)"
@@ -88,6 +88,9 @@ _NOT_EITHER = r"\b(?:not|nor)\s+(?:the\s+|its\s+|their\s+)?([\w.]+(?:\s+[\w.]+)?
 # 'so drop that too': the column the clause began with
 _DROP_THAT = (r"\b(?:drop|exclude|remove|ignore|skip|omit|leave)\s+(?:that|this|it)(?:\s+one)?(?:\s+out)?\s*"
               r"(?:too|also|as well|out)?\b")
+# 'the price columns for all four brands': whose they are, said of every member of a family of columns
+_FOR_EVERY_MEMBER = (r"(?<=\w)\s+(?:for|of|across)\s+(?:all|each|every|both)\s+(?:of\s+)?(?:the\s+)?(?:\d+\s+|"
+                     r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+)?[\w-]+\b(?=\s*(?:$|[,;(]|\band\b))")
 _ITEM_SPLIT = r",|;|/|&|\+|\band\b|\bor\b|\bnor\b|\bplus\b|\bas well as\b|\balong with\b"
 _ITEM_NOISE = rf"\b(?:the|a|an|its|their|his|her|our|my|your|these|those|this|that|{COLUMN_NOUNS}|" \
               r"column named|called|named|values?|info(?:rmation)?|data|measured|given|stones?|each|overall|altogether|itself|themselves)\b"
@@ -142,6 +145,7 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
             continue  # '..., all in levels': the items as they stand, said of the list, no item itself
         # 'the occupation where he is working': the item, without what is said of it
         piece = re.sub(r"\s+(?:where|who|which)\s+(?:he|she|they|it|is|are|was|were)\b.*$", "", piece)
+        piece = re.sub(_FOR_EVERY_MEMBER, "", piece)
         bare = re.sub(r"^(?:(?:the|its|their|a|an)\s+)+", "", " ".join(piece.strip(" '\"`:-.").split()))
         words = bare if bare.lower() in names or _noise_spells_a_name(bare, names) else " ".join(
             re.sub(_ITEM_NOISE, " ", piece.strip(" '\"`:-")).split())
@@ -475,7 +479,8 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # several names (three letters or more) names them as a group, when every name so begun shares that part; a
     # shorter word only when it is that part whole ('its bill' for bill_length_mm and bill_depth_mm)
     led = re.fullmatch(rf"(?:(?:the|all|any|no|its|their)\s+)?([a-z]{{3,}})"
-                       rf"(?:\s+(?:{COLUMN_NOUNS}|measurements?|measures|readings|sizes|dimensions))?", bare)
+                       rf"(?:\s+(?:{COLUMN_NOUNS}|measurements?|measures|readings|sizes|dimensions|flags|indicators|"
+                       rf"dummies))?", bare)
     if led and led.group(1) not in STOPWORDS and led.group(1) not in _HOW_MEASURED:
         firsts = {c.name: parts.words[0] for c in columns if len((parts := name_parts(c.name)).words) > 1}
         begun = {name: first for name, first in firsts.items() if len(first) >= 3 and (
@@ -699,7 +704,8 @@ def decide_features(instruction: str, profile: DataProfile, target: str | None) 
                 and not re.fullmatch(_ALL_THE_COLUMNS, chunk) and not _resolve(chunk, profile, target)[0] \
                 and _resolve(listed_after.group(1), profile, target)[0]:
             chunk = listed_after.group(1)  # 'from the head-of-household basics only (age, years of schooling, ...)'
-        if re.match(r"\s*(?:everything|all|anything|all columns|all the columns)\s+(?:but|except|apart from|other than)\b", chunk):
+        if re.match(rf"\s*(?:everything|all|anything|all (?:the )?(?:{COLUMN_NOUNS}))\s+(?:but|except|apart from|other than|"
+                    r"minus|besides)\b", chunk):
             continue  # 'inputs: everything but Records' leaves a column out; the exclusion reading takes it
         if re.fullmatch(_ALL_THE_COLUMNS, chunk):
             continue  # 'Inputs: whatever else the table offers', 'all remaining columns' set no limit
@@ -1017,7 +1023,8 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
                 first = named[0]
             if (first, clause.strip(" ,")) not in found.columns:
                 found.columns.append((first, clause.strip(" ,")))
-        span = re.sub(rf"\b(?:keep|keeps|kept|keeping|hold|holds)\b|(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", " , ", span)
+        span = re.sub(rf"\b(?:keep|keeps|kept|keeping|hold|holds)\b|(?<![\w.]){_PRONOUN_WORDS}(?![\w.])", " , ",
+                      re.sub(_FOR_EVERY_MEMBER, "", span))
         grouped = re.match(r"\s*\(([^()]+)\)", span)
         listed = grouped.group(1) if grouped else re.split(_REASON, span, maxsplit=1)[0]
         if grouped:  # the items of a parenthesised list that name a column exactly are read already

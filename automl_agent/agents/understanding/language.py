@@ -17,294 +17,28 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
+import yaml
 from pydantic import BaseModel, Field
 
 from ..metrics import ALIASES
 from .clauses import CLAUSE_VERBS, RATE_UNIT
 from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts, stem
 
-# function words that tell the languages apart in short sentences (none of them an English word)
-_MARKERS = {
-    "fr": {"le", "la", "les", "des", "du", "une", "et", "avec", "pour", "sans", "sauf", "uniquement", "seulement",
-           "à", "partir", "prédire", "prévoir", "estimer", "colonne", "colonnes", "selon", "puis", "moins", "au",
-           "aux", "d'au", "qui", "quel", "quelle", "quels", "est", "sont", "jours", "mois", "ans", "être", "doit",
-           "inférieure", "inférieur", "supérieure", "supérieur", "regrouper", "groupes", "ventes", "nombre", "l'aide",
-           "d'après", "précédents", "prochains", "donnent", "métrique", "erreur", "ou", "en", "sur",
-           # the requester's own words: 'je voudrais', 'il nous faut', 'chaque personne'
-           "je", "voudrais", "voudrions", "aimerais", "souhaite", "souhaiterais", "nous", "faut", "chaque", "personne",
-           "personnes"},
-    "de": {"der", "die", "das", "den", "dem", "und", "mit", "für", "nur", "ohne", "außer", "soll", "sollte",
-           "vorhersagen", "schätzen", "spalte", "spalten", "merkmale", "mindestens", "höchstens", "unter", "über",
-           "nächsten", "letzten", "stunden", "tage", "tagen", "wochen", "monate", "jahre", "bitte", "weglassen",
-           "anhand", "von", "zu", "ist", "sind", "einteilen", "vergleichen", "liegen", "betragen", "fehler",
-           "genauigkeit", "zielvariable", "auf", "basis", "jeden", "drei", "vier", "nicht", "wie", "welche", "wird",
-           "ich", "möchte", "möchten", "brauche", "brauchen", "wir", "ob", "jede", "jeder", "jedes", "würde"},
-    "es": {"el", "los", "las", "del", "una", "y", "con", "para", "sin", "solo", "sólo", "únicamente", "solamente",
-           "predecir", "pronosticar", "estimar", "clasificar", "agrupar", "columna", "columnas", "usando", "utilizando",
-           "excepto", "salvo", "mínimo", "mínima", "máximo", "máxima", "próxima", "próximos", "próximas", "últimas",
-           "últimos", "semanas", "días", "meses", "años", "según", "quiero", "cuál", "cuáles", "es", "por", "debajo",
-           "encima", "se", "puede", "porque", "calcula", "partir", "índice", "comparar", "grupos", "que", "usar",
-           "necesito", "necesitamos", "quisiera", "queremos", "cada", "persona", "personas", "modelo"},
-}
+# the words of French, German and Spanish the reader takes (function words that tell the languages apart, numbers
+# in words, units, and the request vocabulary, phrase -> English, longest phrases tried first): data, not code
+_LANGUAGES = yaml.load((Path(__file__).resolve().parents[2] / "knowledge" / "languages.yaml").read_text(encoding="utf-8"),
+                       Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+_MARKERS: dict[str, set[str]] = {lang: set(words) for lang, words in _LANGUAGES["markers"].items()}
+_NUMBERS: dict[str, dict[str, int]] = _LANGUAGES["numbers"]
+_UNITS: dict[str, dict[str, str]] = _LANGUAGES["units"]
+_LEXICON: dict[str, dict[str, str]] = _LANGUAGES["lexicon"]
+
 _ENGLISH = {"the", "and", "with", "for", "only", "from", "predict", "of", "to", "a", "an", "is", "using", "use",
             "model", "without", "except", "which", "what", "next", "last", "at", "least", "most", "than", "be",
             "should", "must", "it", "on", "by", "in", "as", "we", "i", "my", "our", "please", "whether", "each"}
 
-_NUMBERS = {
-    "fr": {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7, "huit": 8,
-           "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15, "seize": 16,
-           "dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt": 20, "vingt-quatre": 24, "trente": 30,
-           "trente-six": 36, "quarante-huit": 48, "soixante": 60},
-    "de": {"ein": 1, "eine": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7,
-           "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "dreizehn": 13, "vierzehn": 14, "fünfzehn": 15,
-           "sechzehn": 16, "siebzehn": 17, "achtzehn": 18, "neunzehn": 19, "zwanzig": 20, "vierundzwanzig": 24,
-           "dreißig": 30, "sechsunddreißig": 36, "achtundvierzig": 48, "sechzig": 60},
-    "es": {"un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-           "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15,
-           "dieciséis": 16, "dieciseis": 16, "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veinticuatro": 24,
-           "treinta": 30, "treinta y seis": 36, "cuarenta y ocho": 48, "sesenta": 60},
-}
-
 # the number words for one that are no article ('uno', 'eins')
 _ONE_ITSELF = {"uno", "eins"}
-
-_UNITS = {
-    "fr": {"demi-heures": "half-hours", "demi-heure": "half-hour", "heures": "hours", "heure": "hour", "jours": "days", "jour": "day", "semaines": "weeks", "semaine": "week",
-           "mois": "months", "ans": "years", "années": "years", "année": "year", "minutes": "minutes", "secondes": "seconds", "seconde": "second", "pas": "steps",
-           "trimestres": "quarters", "trimestre": "quarter", "jours ouvrés": "business days",
-           "jours de bourse": "trading days", "séances": "sessions", "séance": "session",
-           "intervalles": "intervals", "intervalle": "interval", "valeurs": "values",
-           # octets: 'au plus 512 Mo de mémoire'
-           "ko": "kB", "mo": "MB", "go": "GB", "mémoire": "memory", "mémoire vive": "RAM"},
-    "de": {"stunden": "hours", "stunde": "hour", "tage": "days", "tagen": "days", "tag": "day", "wochen": "weeks",
-           "woche": "week", "monate": "months", "monaten": "months", "monat": "month", "jahre": "years",
-           "jahren": "years", "jahr": "year", "minuten": "minutes", "sekunden": "seconds", "sekunde": "second", "schritte": "steps", "schritten": "steps",
-           "quartale": "quarters", "quartal": "quarter", "handelstage": "trading days", "handelstagen": "trading days",
-           "börsentage": "trading days", "börsentagen": "trading days", "werktage": "business days",
-           "werktagen": "business days", "arbeitstage": "business days", "arbeitstagen": "business days",
-           "intervalle": "intervals", "intervallen": "intervals", "intervall": "interval", "werte": "values",
-           "arbeitsspeicher": "RAM", "speicher": "memory",
-           "zeitschritte": "steps", "zeitschritten": "steps"},
-    "es": {"horas": "hours", "hora": "hour", "días": "days", "dias": "days", "día": "day", "semanas": "weeks",
-           "semana": "week", "meses": "months", "mes": "month", "años": "years", "año": "year", "minutos": "minutes", "minuto": "minute", "segundos": "seconds", "segundo": "second",
-           "pasos": "steps", "trimestres": "quarters", "trimestre": "quarter", "días hábiles": "business days",
-           "sesiones": "sessions", "sesión": "session", "jornadas": "sessions",
-           "intervalos": "intervals", "intervalo": "interval", "valores": "values"},
-}
-
-# the request vocabulary, phrase -> English; longest phrases are tried first
-_LEXICON: dict[str, dict[str, str]] = {
-    "fr": {
-        "ligne par": "row per", "lignes par": "rows per", "ligne": "row", "lignes": "rows",
-        # 'il n'y a pas de colonne de date': a fact of the table, nothing left out; 'toutes les demi-heures' a cadence
-        "il n'y a pas de": "there is no", "il n'y a pas d'": "there is no", "toutes les": "every", "tous les": "every",
-        "toutes les demi-heures": "every half-hour", "relevée toutes les": "read every", "relevé toutes les": "read every",
-        "historique": "history", "fenêtre de": "window of",
-        "prédire": "predict", "prédisez": "predict", "prédis": "predict", "prévoir": "forecast", "prévoyez": "forecast",
-        "estimer": "estimate", "estimez": "estimate", "classer": "classify", "classifier": "classify",
-        "regrouper": "cluster", "grouper": "cluster", "segmenter": "cluster", "comparer avec": "compare with",
-        "comparer à": "compare with", "comparer": "compare", "puis": "then",
-        # 'en me servant uniquement de': in using, by myself, only
-        "en utilisant uniquement": "using only", "en utilisant seulement": "using only", "en utilisant": "using",
-        "utilisant": "using", "en me servant uniquement de": "using only", "en me servant uniquement des": "using only the",
-        "en me servant de": "using", "en me servant des": "using the", "en vous servant de": "using",
-        "en se servant de": "using", "en vous servant uniquement de": "using only", "répondant": "respondent",
-        "répondante": "respondent", "enquête": "survey", "sous les": "under", "de l'heure": "an hour",
-        "à partir de toutes les autres colonnes": "from all the other columns",
-        "toutes les autres colonnes": "all the other columns", "toutes les colonnes": "all columns",
-        "à partir des": "from the", "à partir du": "from the", "à partir de la": "from the", "à partir de": "from",
-        "en fonction du": "from the", "en fonction de": "from", "d'après les": "using only the", "d'après": "based on",
-        "uniquement": "only", "seulement": "only", "exclusivement": "only", "sauf": "except", "excepté": "except",
-        "hormis": "except",
-        "à l'exception de": "except", "sans": "without", "ne pas utiliser": "do not use",
-        "n'utilisez pas": "do not use", "n'utilise pas": "do not use", "n'utilise ni": "do not use",
-        "n'utilisez ni": "do not use", "ni": "nor", "non supervisé": "unsupervised", "regroupe": "cluster",
-        "regroupez": "cluster",
-        "inférieure ou égale à": "at most", "inférieur ou égal à": "at most", "supérieure ou égale à": "at least",
-        "supérieur ou égal à": "at least", "inférieure à": "below", "inférieur à": "below", "inférieures à": "below",
-        "supérieure à": "above", "supérieur à": "above", "moins de": "less than", "plus de": "more than",
-        "en dessous de": "below", "au-dessus de": "above", "d'au moins": "of at least", "au moins": "at least",
-        "au minimum": "at least", "au plus": "at most", "au maximum": "at most", "pas plus de": "no more than",
-        "exactitude": "accuracy", "justesse": "accuracy", "précision": "precision", "rappel": "recall",
-        # measures described by their adjectives ('le plus petit comptage', 'la FSH maximale', 'le pic')
-        "le plus petit": "the lowest", "la plus petite": "the lowest", "plus petit": "lowest", "plus petite": "lowest",
-        "le plus bas": "the lowest", "la plus basse": "the lowest", "moyen": "mean", "moyens": "mean",
-        "comptage": "count", "maximale": "maximum", "maximal": "maximum", "minimale": "minimum", "minimal": "minimum",
-        "pic": "peak", "recueillis": "collected", "recueillies": "collected", "obtenus": "obtained",
-        "obtenues": "obtained", "effectuées": "made", "effectués": "made", "enregistrées": "recorded",
-        "enregistrés": "recorded",
-        "lui-même": "itself", "elle-même": "itself", "eux-mêmes": "themselves", "dont": "of which",
-        "n'est que": "is only", "ne sont que": "are only", "peuvent servir": "may serve", "peut servir": "may serve",
-        "à prédire": "to predict",
-        "faire plus de": "be more than", "fasse plus de": "be more than", "faire moins de": "be less than",
-        "fasse moins de": "be less than", "peser plus de": "weigh more than", "pèse plus de": "weighs more than",
-        "peser moins de": "weigh less than", "pèse moins de": "weighs less than",
-        "ne doit pas dépasser": "of at most", "ne doit pas excéder": "of at most", "dépasser": "exceed",
-        "l'entraînement": "the training", "entraînement": "training", "l'apprentissage": "the training",
-        # a share of right answers ('au moins 40 % de bonnes réponses')
-        "de bonnes réponses": "correct answers", "bonnes réponses": "correct answers", "bien classés": "classified correctly",
-        "bien classées": "classified correctly", "correctement classés": "classified correctly",
-        "correctement classées": "classified correctly", "prédictions correctes": "correct predictions",
-        "erreur absolue moyenne": "mean absolute error", "erreur quadratique moyenne": "root mean squared error",
-        "aire sous la courbe roc": "area under the roc curve", "aire sous la courbe": "area under the curve",
-        "information mutuelle normalisée": "normalized mutual information", "indice de rand ajusté": "adjusted rand index",
-        "indice de rand": "rand index", "métrique": "metric", "à l'aide de l'": "using", "à l'aide de": "using",
-        "à l'aide du": "using", "la colonne": "the column", "colonne": "column", "colonnes": "columns",
-        "variable cible": "target", "cible": "target", "groupes": "groups", "groupe": "group", "en": "into",
-        "quel": "which", "quelle": "which", "quels": "which", "quelles": "which", "a connu": "had",
-        "le plus grand": "the highest", "le plus élevé": "the highest", "la plus élevée": "the highest",
-        "le plus haut": "the highest", "moyenne": "average", "nombre de": "number of", "combien": "how many",
-        "prochains": "next", "prochaines": "next", "prochain": "next", "prochaine": "next", "précédents": "previous",
-        "précédentes": "previous", "derniers": "last", "dernières": "last", "des": "of the", "de la": "of the",
-        "du": "of the", "de": "of", "les": "the", "le": "the", "la": "the", "taille de la": "size of the", "taille du": "size of the", "taille des": "size of the",
-        "l'": "the ", "d'": "of ", "qu'": "that ", "et": "and", "ou": "or",
-        "avec": "with", "pour": "for", "par": "per", "chaque": "each", "ne pas": "not", "pas": "not",
-        "donnent la date": "give the date", "comme": "as", "sur": "on", "je voudrais": "i would like to",
-        "pouvez-vous": "can you", "peux-tu": "can you", "est": "is", "sont": "are", "qui": "that", "doit": "must", "doit être": "must be",
-        "on les exclut": "we exclude them", "les exclure": "exclude them", "on l'exclut": "we exclude it",
-        "exclut": "exclude", "excluons": "exclude", "excluez": "exclude", "tous les deux": "both", "toutes les deux": "both",
-        "on les retire": "we remove them", "on le retire": "we remove it", "on la retire": "we remove it",
-        "retirer": "remove", "retire": "remove", "retirez": "remove", "enlever": "remove", "enlève": "remove",
-        "enlevez": "remove", "supprimer": "drop", "supprime": "drop", "supprimez": "drop", "écarter": "leave out",
-        "ses": "its", "son": "its", "sa": "its", "leur": "their", "leurs": "their", "ainsi que": "as well as", "rien d'autre": "nothing else", "sans rien d'autre": "and nothing else", "sans rien de plus": "and nothing else",
-        "celle": "that", "celui": "that", "sous": "under", "rester": "stay", "reste": "stays", "rien de plus": "nothing more", "identifiant": "identifier", "tabou": "taboo", "tabous": "taboo", "interdit": "forbidden", "interdite": "forbidden", "interdits": "forbidden",
-        "interdites": "forbidden", "ne doit pas": "must not", "ne devrait pas": "should not", "devrait": "should",
-        "prendre": "take", "prend": "takes", "utiliser": "use", "utilise": "uses", "modèle": "model", "le modèle": "the model", "durer": "take", "dure": "takes", "pourriez-vous": "could you",
-        "exclure": "exclude", "exclus": "excluded", "exclue": "excluded", "exclues": "excluded",
-    },
-    "de": {
-        # what a row is ('eine Zeile pro Monat'); 'realen' Ausgaben are real, deflated
-        "zeile pro": "row per", "zeilen pro": "rows per", "zeile je": "row per", "zeile": "row", "zeilen": "rows",
-        "realen": "real", "reale": "real", "realer": "real",
-        # a share of right answers ('mindestens 48 % richtige Antworten')
-        "richtige antworten": "correct answers", "richtigen antworten": "correct answers",
-        "richtig klassifiziert": "classified correctly", "richtig eingeordnet": "classified correctly",
-        "richtig vorhergesagt": "predicted correctly",
-        # how far back the model reads: 'mit einem Rückblick von 24 Monaten'
-        "rückblick": "lookback", "rückblickfenster": "lookback window", "historie": "history",
-        # the passive put first: 'Vorhergesagt werden soll der Anteil ...' asks to predict the share
-        "vorhergesagt werden soll": "predict", "vorhergesagt werden sollen": "predict",
-        "geschätzt werden soll": "estimate", "prognostiziert werden soll": "forecast",
-        "in prozent": "in percent", "prozent": "percent", "raus": "be left out", "heraus": "be left out",
-        # 'liegt zum Zeitpunkt der Vorhersage noch nicht vor': is not yet there when the forecast is made
-        "noch nicht vor": "is only known later", "noch nicht": "not yet",
-        "vorhersagen": "predict", "vorhersage": "forecast", "voraussagen": "predict", "prognostizieren": "forecast",
-        "prognostiziere": "forecast", "schätzen": "estimate", "schätze": "estimate", "klassifiziere": "classify",
-        "klassifizieren": "classify", "einteilen": "cluster", "gruppieren": "cluster", "clustern": "cluster",
-        "vergleichen": "compare", "vergleiche": "compare", "alle spalten außer": "all columns except",
-        "alle anderen spalten": "all the other columns", "außer": "except", "ohne": "without", "nur anhand von": "using only",
-        "nur anhand der": "using only the", "anhand von": "using", "anhand der": "using the", "nur mit den": "using only the",
-        "nur mit": "using only", "auf basis der": "from the", "auf basis von": "from", "basierend auf": "based on",
-        "als merkmale": "as features", "merkmale": "features", "nur": "only", "verwenden": "use", "benutzen": "use",
-        "mindestens": "at least", "höchstens": "at most", "maximal": "at most", "weniger als": "less than",
-        # a size said with its verb last ('das Modell muss kleiner als 10 MB sein')
-        "kleiner als": "smaller than", "größer als": "larger than", "muss": "must", "müssen": "must",
-        "das modell": "the model", "modell": "model", "mb sein": "mb", "gb sein": "gb", "kb sein": "kb",
-        "mb groß sein": "mb", "gb groß sein": "gb",
-        "mehr als": "more than", "unter": "under", "über": "above", "unterhalb von": "below",
-        "genauigkeit": "accuracy", "trefferquote": "accuracy", "präzision": "precision", "sensitivität": "recall",
-        "mittlere absolute fehler": "mean absolute error", "mittlerer absoluter fehler": "mean absolute error",
-        "mittleren absoluten fehlers": "mean absolute error", "mittleren absoluten fehler": "mean absolute error",
-        "mittleren quadratischen fehler": "mean squared error", "mittlere quadratische fehler": "mean squared error",
-        "bewertet": "evaluated", "bewerte": "evaluate", "bewerten": "evaluate", "gemessen": "measured",
-        "wurzel des mittleren quadratischen fehlers": "root mean squared error",
-        "fläche unter der roc-kurve": "area under the roc curve", "fläche unter der kurve": "area under the curve",
-        "rand-index": "rand index", "bereinigter rand-index": "adjusted rand index", "metrik": "metric",
-        "zielvariable": "target", "zielgröße": "target", "zielspalte": "target", "spalte": "column",
-        "als merkmal": "as a feature", "merkmal": "feature",
-        "spalten": "columns", "nächsten": "next", "kommenden": "next", "nächste": "next", "kommende": "next", "folgenden": "following",
-        "letzten": "last", "vergangenen": "last", "vorangegangenen": "preceding", "vorausgegangenen": "preceding",
-        "vorhergehenden": "preceding", "zurückliegenden": "preceding",
-        "vorherigen": "previous", "cluster": "clusters", "gruppen": "groups", "in": "into", "und": "and", "oder": "or",
-        "sowie": "and", "ja/nein-spalten": "yes/no columns", "ja/nein": "yes/no",
-        "mit": "with", "für": "for", "jeden": "each", "jede": "each", "jedes": "each", "der": "the", "die": "the",
-        "das": "the", "den": "the", "dem": "the", "des": "of the", "von": "of", "bitte": "please", "welcher": "which",
-        "welche": "which", "welches": "which", "höchste": "highest", "höchsten": "highest", "durchschnitt": "average",
-        "nicht verwenden": "do not use", "nicht benutzen": "do not use", "verwende": "use", "weder": "neither",
-        "noch": "nor", "keine": "no", "kein": "no", "ausschließlich": "only", "unüberwacht": "unsupervised",
-        "gruppiere": "cluster", "nur aus den": "using only the", "nur aus": "using only", "nur nach": "only by",
-        "aus den": "from the", "aus": "from", "nach": "by", "ihrer": "their", "ihren": "their", "ihrem": "their",
-        "nicht": "not", "ob": "whether", "ist": "is", "sind": "are", "vorhersagt": "predicts",
-        "vorhergesagt": "predicted", "ein": "a", "eine": "a", "einen": "a", "im": "in the", "ich möchte": "i want to",
-        "möchte": "want to", "soll": "should", "sollte": "should", "sollen": "should", "sollten": "should",
-        # ('das normierte Prüfungsergebnis', 'Schülerinnen und Schüler', 'die beiden Kennnummern')
-        "normierte": "normalized", "normierten": "normalized", "normiert": "normalized", "normalisierte": "normalized",
-        "prüfungsergebnis": "exam score", "prüfungsergebnisse": "exam scores", "prüfung": "exam", "prüfungen": "exams",
-        "schülerinnen und schüler": "students", "schüler": "students", "schülerin": "student", "schülerinnen": "students",
-        "kennnummer": "identifier", "kennnummern": "identifiers",
-        "verwendet": "used", "benutzt": "used", "genutzt": "used", "nicht länger als": "no longer than",
-        "länger als": "longer than", "darf": "may", "dürfen": "may", "dauern": "take", "dauert": "takes",
-        "hängt": "depends", "hängen": "depend", "werden": "be", "bleiben draußen": "stay out", "bleibt draußen": "stays out", "draußen": "out", "bleiben": "stay",
-        "bleibt": "stays",
-        "ebenso": "as well as", "f1-maß": "f1", "maß": "measure", "wird": "is", "weil": "because", "berechnet": "computed",
-        "tabu": "taboo", "verboten": "forbidden", "deshalb": "therefore", "daher": "therefore", "ebenfalls": "too",
-        "auch": "too", "weglassen": "leave out", "ausschließen": "exclude", "ausgeschlossen": "excluded",
-        # the formal 'you' after a request verb: 'Verwenden Sie nur ...'
-        "verwenden sie": "use", "benutzen sie": "use", "nutzen sie": "use", "nehmen sie": "take", "nutzen": "use",
-        "nehmen": "take", "heranziehen": "use", "herangezogen": "used", "besucht": "attends", "besuchen": "attend",
-        "auf grundlage der": "from the", "auf grundlage des": "from the", "auf grundlage von": "from",
-        "stichprobe": "sample", "weiterführende": "secondary", "ihre": "her", "betragen": "be", "beträgt": "is", "befragte person": "respondent",
-        "befragten person": "respondent",
-        "als eingaben": "as inputs", "eingaben": "inputs", "eingabe": "input", "jemand": "someone", "tätig ist": "works",
-        "tätig": "working", "arbeitet": "works", "wohnt": "lives", "lebt": "lives", "sie": "they", "ihr": "their",
-        "einem": "a", "einer": "a", "erreichen": "reach", "jahre an": "years of", "als": "as",
-        # 'X bitte nicht verwenden, alles andere schon': the rest may be used
-        "alles andere schon": "all the other columns are fine", "alles andere ja": "all the other columns are fine",
-        "alles andere": "all the other columns", "den rest": "the rest",
-    },
-    "es": {
-        "fila por": "row per", "filas por": "rows per", "fila": "row", "filas": "rows",
-        "memoria ram": "RAM", "memoria": "memory",
-        "historial": "history", "histórico": "history", "ventana de": "window of",
-        # a share of right answers ('al menos 40 % de aciertos')
-        "de aciertos": "correct answers", "aciertos": "correct answers", "respuestas correctas": "correct answers",
-        "bien clasificados": "classified correctly", "bien clasificadas": "classified correctly",
-        "correctamente clasificados": "classified correctly",
-        "como variables de entrada": "as input variables", "variables de entrada": "input variables", "entrada": "input",
-        "usa solo": "use only", "usa": "use", "casas": "houses", "casa": "house", "cerca del": "near the",
-        "cerca de": "near", "cerca": "near", "expresado en": "expressed in", "expresada en": "expressed in",
-        "dólares": "dollars", "dólar": "dollar", "precio real": "real price", "al": "to the",
-        "si": "whether", "está": "is", "tiene que quedar": "must be", "tiene que": "must", "entrenamiento": "training",
-        "puede durar": "may take", "durar": "take", "soy": "i am", "construida": "built", "construido": "built",
-        "predecir": "predict", "predice": "predict", "pronosticar": "forecast", "pronostica": "forecast",
-        "prever": "forecast", "estimar": "estimate", "clasificar": "classify", "clasifica": "classify",
-        "agrupar": "cluster", "agrupa": "cluster", "segmentar": "cluster", "comparar": "compare",
-        "usando únicamente": "using only", "usando solamente": "using only", "usando solo": "using only",
-        "usando sólo": "using only", "únicamente": "only", "solamente": "only", "sólo": "only", "solo": "only",
-        "usando": "using", "utilizando": "using", "a partir de": "from", "según": "by", "excepto": "except",
-        "salvo": "except", "sin": "without", "no usar": "do not use", "no utilizar": "do not use",
-        "no uses": "do not use", "no utilices": "do not use",
-        # 'la columna choice no se debe usar': a column that must not be used
-        "no se debe usar": "must not be used", "no se debe utilizar": "must not be used", "no debe usarse":
-        "must not be used", "no debe utilizarse": "must not be used", "no se puede usar": "must not be used",
-        "no se debería usar": "should not be used", "no hay que usar": "must not be used", "no usa": "do not use", "ni tampoco": "nor",
-        "tampoco": "either", "ni": "nor",
-        "no supervisado": "unsupervised", "todas las columnas": "all columns", "todas las demás columnas": "all the other columns",
-        "al menos": "at least", "como mínimo": "at least", "mínimo": "at least", "mínima": "at least",
-        "como máximo": "at most", "máximo": "at most", "máxima": "at most", "a lo sumo": "at most",
-        "menor que": "less than", "menor a": "less than", "mayor que": "greater than", "mayor a": "greater than",
-        "menor o igual que": "at most", "menor o igual a": "at most", "mayor o igual que": "at least",
-        "mayor o igual a": "at least", "no pase de": "take at most", "no pase": "take at most",
-        "no supere": "take at most", "no supere los": "take at most", "no dure más de": "take at most",
-        "un cuarto de hora": "15 minutes", "cuarto de hora": "15 minutes", "media hora": "30 minutes",
-        "menos de": "less than", "por debajo de": "below", "inferior a": "below", "más de": "more than",
-        "por encima de": "above", "superior a": "above", "exactitud": "accuracy", "precisión": "precision",
-        "sensibilidad": "recall", "error absoluto medio": "mean absolute error",
-        "raíz del error cuadrático medio": "root mean squared error",
-        "área bajo la curva roc": "area under the roc curve", "área bajo la curva": "area under the curve", "índice de rand ajustado": "adjusted rand index",
-        "índice de rand": "rand index", "información mutua normalizada": "normalized mutual information",
-        "métrica": "metric", "la columna": "the column", "columna": "column", "columnas": "columns",
-        "variable objetivo": "target", "objetivo": "target", "grupos": "groups", "en": "into",
-        "próxima": "next 1", "próximo": "next 1", "próximas": "next", "próximos": "next", "siguientes": "next",
-        "últimas": "last", "últimos": "last", "anteriores": "previous", "cuál es": "which is", "cuál": "which",
-        "qué": "what", "más alto": "highest", "más alta": "highest", "promedio": "average", "el": "the", "la": "the",
-        "los": "the", "las": "the", "del": "of the", "de": "of", "y": "and", "o": "or", "con": "with", "para": "for",
-        "por": "per", "cada": "each", "quiero": "i want to", "no": "not", "se puede": "can we", "como entrada": "as input",
-        "tomando": "taking", "observados": "observed", "observadas": "observed",
-        "tabú": "taboo", "prohibido": "forbidden", "prohibida": "forbidden", "prohibidos": "forbidden",
-        "prohibidas": "forbidden", "excluir": "exclude", "excluye": "exclude", "excluidos": "excluded",
-    },
-}
 
 
 class Canonical(BaseModel):
@@ -1445,11 +1179,12 @@ _SINGULAR = {"children": "child", "people": "person", "men": "man", "women": "wo
 
 
 def _reordered(text: str, lang: str) -> str:
-    """Romance word order brought to English: '7 next days' -> 'next 7 days', '14 days previous' -> 'previous 14 days',
+    """Romance word order brought to English: '7 next days' -> 'next 7 days' ('10 next business days' too), '14 days
+    previous' -> 'previous 14 days',
     'the area built' -> 'the built area';
     German puts the verb of a 'whether' clause last: 'whether a respondent married is' -> 'whether a respondent is
     married'."""
-    units = r"(?:minutes|hours|days|weeks|months|quarters|years|steps)"
+    units = r"(?:(?:business|trading|working|calendar) )?(?:minutes|hours|days|weeks|months|quarters|years|steps)"
     text = re.sub(rf"\b(\d+(?:\.\d+)?) (next|last|previous) ({units})", r"\2 \1 \3", text)
     text = re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next)\b", r"\3 \1 \2", text)
     if lang == "de":

@@ -42,7 +42,8 @@ DETERMINERS = r"the|this|that|a|an|our|my|each|these|those|their|his|her|its|eve
 TIME_STEMS = {"year", "month", "week", "day", "quarter", "hour", "minut", "season"}
 TIME_ADVERBS = {"hourly", "daily", "weekly", "monthly", "quarterly", "yearly", "annual", "annually"}  # how often
 TIME_DETERMINERS = {"this", "last", "next", "per", "a", "each", "every", "past", "that", "one", "in"}
-ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35}
+# ('data': the words of the data's own name, 'the UIS drug-treatment data', say nothing of what to predict)
+ROLE_WEIGHTS = {"target": 1.0, "none": 0.85, "subject": 0.5, "feature": 0.35, "data": 0.2}
 CONCEPTS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "concepts.json"
 
 Confidence = Literal["given", "high", "medium", "low"]
@@ -202,7 +203,10 @@ def _concept_matches(word_stem: str, toks: list[Token]) -> list[Token]:
     for group, phrases in zip(concept_groups(), concept_phrases()):
         if word_stem not in group:
             continue
-        found += [t for t in toks if t.stem in group and t.stem != word_stem and t.start not in in_phrases]
+        # (a verb after 'to' is what someone does, not the thing a column records: 'the willingness to pay' is no
+        # pay, 'ready to sell' no sale)
+        found += [t for k, t in enumerate(toks) if t.stem in group and t.stem != word_stem and t.start not in in_phrases
+                  and not (k > 0 and toks[k - 1].text == "to" and t.text in _VERB_NOUNS)]
         for phrase in phrases:
             for i in range(len(toks)):
                 said = _phrase_at(phrase, toks, i)
@@ -230,6 +234,9 @@ def _within(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
+_DATA_NOUN = r"(?:panel|data|dataset|data set|table|file|survey|sample|spreadsheet|csv|extract)\b"
+
+
 def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # ('we don't want race in the model, and agesq ...': a verb's word after an article is a noun, and names nothing
     # to predict unless 'of' or 'for' says whose: 'the forecast of sales')
@@ -237,11 +244,16 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
               if not (re.search(r"\b(?:the|a|an|our|your|my|their|its|his|her)\s+[\w-]+$", text[:a])
                       and not re.match(r"\s+(?:of|for)\b", text[a:]))]
     features = []
+    described = []  # the data's own name, said after 'with' or 'from'
     # a list of inputs runs to its sentence's end or the next clause, however many it names (seven inputs with their
     # articles and possessives are 20 words)
     for a, b in _spans(text, FEATURE_MARKERS, 40, stops=rf"[.;?!]|{CLAUSE_BREAK}"):
         if re.match(r"\s+(?:a|an|the|our|your)\s+(?:model|algorithm|machine|system|ai|computer|tool)\b", text[a:]):
             continue  # 'a second opinion from a model' names no inputs
+        if data_phrase := re.match(rf"\s+(?:a|an|the|this|our|your|my)\s+(?:[\w.-]+\s+){{0,4}}?{_DATA_NOUN}", text[a:]):
+            # 'working with the UIS drug-treatment data' names the data: its words are no inputs, and no target
+            described.append((a, a + data_phrase.end()))
+            continue
         if re.search(r"\b(?:is|are|was|were|comes?|came|originat\w*)\s+from$", text[:a]):
             continue  # 'whether the customer is from France' asks where from
         if re.search(r"\b(?:ends?|ended|ending|winds?|wound|wind|come|comes|came)\s+(?:up|away|out)\s+with$", text[:a]):
@@ -351,7 +363,8 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     # 'what i'd like predicted is the fraction ... that goes on drink'
     target += _spans(text, r"\bwhat\s+(?:i|we)(?:'d|\s+would)?\s+(?:like|want|need|wish)\s+(?:to\s+(?:predict|forecast|"
                            r"estimate|model|know|see predicted)|predicted|forecast|forecasted|estimated|modell?ed)\s+is", 12)
-    return {"target": target, "features": features, "negated": negated, "subject": subject, "unit": unit}
+    return {"target": target, "features": features, "negated": negated, "subject": subject, "unit": unit,
+            "data": described}
 
 
 def _values(column: ColumnProfile) -> list[str]:
@@ -555,8 +568,9 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
         content = [t for t in toks if len(t.text) >= 3 and t.text not in STOPWORDS]
         for i in range(len(content) - len(name) + 1):
             run = content[i:i + len(name)]
-            # (the request's own verb gives no initial: 'predicts capital' is no pc)
-            if "".join(t.text[0] for t in run) == name and not _request_verb(run[0].text):
+            # (the request's own verb gives no initial: 'predicts capital' is no pc; nor does a light verb: 'whether
+            # the wife has health insurance' is no hhi)
+            if "".join(t.text[0] for t in run) == name and not _starts_no_run(run[0].text):
                 out.append(_Evidence(column.name, 0.8, "words", " ".join(t.text for t in run), run[0].start, run[-1].end))
         if len(name) >= 3:
             # 'heating value' for HHV ('higher heating value'): the initials but for a qualifier left unsaid before them
@@ -753,7 +767,7 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
     for column in sorted(columns, key=lambda c: -len(c.name)):
         n = re.escape(column.name.lower())
         patterns = (
-            rf"\b(?:target|label|outcome variable|dependent variable|response|y)\s*(?:column|variable|field)?\s*(?:is|=|:|-)?\s*[`'\"]?{n}(?![\w])",
+            rf"\b(?:target|tgt|label|lbl|outcome variable|dependent variable|response|y)\s*(?:column|variable|field)?\s*(?:is|=|:|-)?\s*[`'\"]?{n}(?![\w])",
             # a spec's key: '- outcome: personSearch', 'predict = churn'
             rf"(?:^|[;:.]\s*)(?:outcome|output|predict|to predict|predicting|objective|dependent)\s*[:=]\s*[`'\"]?{n}(?![\w])",
             rf"\b(?:the\s+)?[`'\"]?{n}[`'\"]?\s+(?:column|field|variable)\s+(?:as|is)\s+(?:the\s+)?(?:label|target|thing to predict|output)",
@@ -818,7 +832,7 @@ def _role(e: _Evidence, roles: dict[str, list[tuple[int, int]]], text: str) -> s
         # 'a 1.2 carat diamond', 'a 3-bedroom house': a value given, not asked for; 'a 4, 6 or 8 cylinder engine'
         # names the classes asked about
         return "feature"
-    for role in ("feature", "subject", "target"):
+    for role in ("data", "feature", "subject", "target"):
         key = "features" if role == "feature" else role
         if _within(e.start, roles[key]):
             return role

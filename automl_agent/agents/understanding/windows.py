@@ -60,7 +60,7 @@ def _lookback_phrases() -> tuple[str, ...]:
         rf"\b(?:most[- ]recent|latest|newest)\s+{_NUMBER_OR_ONE}\s*(?:{unit})?",
         rf"\blook(?:ing)?[- ]?back\s*(?:window\s*)?(?:of\s*|over\s*(?:the\s*)?)?(?:(?:a|the)\s+(?:full|whole)\s+)?[=:]?\s*"
         rf"{_NUMBER_OR_ONE}\s*(?:{unit})?",
-        rf"\b(?:input|history|context|lag)\s+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
+        rf"\b(?:input|history|context|lag)[\s_]+(?:window|length|size)\s*(?:of\s*)?[=:]?\s*(?:the\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})?",
         # 'with a history of 24 months', 'a window of 36 weeks'
         rf"\b(?:history|window|context)\s+of\s+(?:the\s+)?(?:last\s+|past\s+)?{_NUMBER_OR_ONE}\s*(?:{unit})",
         # 'fed the 24 most recent monthly observations'
@@ -140,7 +140,16 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
         or re.match(r"[^.;(),]{0,30}\(\s*(\d+)\s*\)", text[m.end():])
     if counted:
         return int(counted.group(1))
+    # 'the last year of history, call it 250 trading days': a calendar window said again as a count, which wins (a
+    # count of steps said first stays: 'a 338-step window, which is two full business days')
+    if not re.fullmatch(_COUNTED, m.group(2) or "") and (restated := _RESTATED.match(text, m.end())):
+        return _steps(restated.group(1), restated.group(2), step_s)
     return _steps(m.group(1), m.group(2), step_s)
+
+
+_RESTATED = re.compile(rf"[^.;()\d]{{0,25}}?,\s*(?:i\.?\s?e\.?|that is|that's|which is|call it|say|roughly|about|"
+                       rf"approximately|around)\s*,?\s*(?:about\s+|roughly\s+|around\s+)?(\d+)\s*{_UNIT_ADJECTIVES}"
+                       rf"({_WINDOW_UNITS})\b")
 
 
 # 'monthly', 'one row per month', 'one observation each quarter': how far apart the rows of a series are, as said
@@ -177,5 +186,7 @@ def rows_are_the_steps(instruction: str, profile) -> bool:
     rows are and asks for the steps after them ('monthly from January 1950 ... the next 12 months'). Without both, a
     table with no clock stays a table: 'spending over the next 12 months' of a customer table is no series."""
     columns = profile.columns
-    return bool(columns) and all(c.kind == "numeric" for c in columns) and profile.graph is None \
+    # (a row counter beside the numbers, R's rownames, numbers the steps: it keeps no table from being a series)
+    return any(c.kind == "numeric" for c in columns) and all(c.kind in ("numeric", "identifier") for c in columns) \
+        and profile.graph is None \
         and stated_step_s(instruction) is not None and requested_windows(instruction)[1] is not None
