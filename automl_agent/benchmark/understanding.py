@@ -85,6 +85,7 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout54": Path(__file__).with_name("instructions_holdout54.yaml"),
            "holdout55": Path(__file__).with_name("instructions_holdout55.yaml"),
            "holdout56": Path(__file__).with_name("instructions_holdout56.yaml"),
+           "holdout57": Path(__file__).with_name("instructions_holdout57.yaml"),
            "holdout58": Path(__file__).with_name("instructions_holdout58.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"

@@ -12,13 +12,14 @@ import re
 import numpy as np
 import pandas as pd
 
-# periods a year a decimal-year index may step by: yearly, half-yearly, quarterly, monthly, weekly
-_PERIODS_A_YEAR = (1, 2, 4, 12, 52)
+# periods a year a decimal-year index may step by: yearly, half-yearly, quarterly, monthly, weekly, daily (R's daily
+# `ts` of frequency 365, leap days left out: 1981.0, 1981.00274, ...)
+_PERIODS_A_YEAR = (1, 2, 4, 12, 52, 365)
 
 
 def decimal_year_frequency(values: pd.Series) -> int | None:
     """How many periods a year a column of decimal years steps by, when it is one: numbers between the years 1000 and
-    3000, distinct, in sorted order a constant step of 1/f of a year apart with f in 1, 2, 4, 12 or 52 (a step of a
+    3000, distinct, in sorted order a constant step of 1/f of a year apart with f in 1, 2, 4, 12, 52 or 365 (a step of a
     whole year only in a column named like time, since a column of survey years is a feature, not a clock)."""
     if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
         return None
@@ -87,8 +88,8 @@ def decimal_years_as_dates(values: pd.Series, frequency: int) -> pd.Series:
     years = pd.to_numeric(values, errors="coerce")
     whole = np.floor(years + 1e-6)
     period = np.round((years - whole) * frequency)
-    if frequency == 52:
-        offsets = pd.to_timedelta(period.fillna(0) * 7, unit="D")
+    if frequency in (52, 365):
+        offsets = pd.to_timedelta(period.fillna(0) * (7 if frequency == 52 else 1), unit="D")
         dates = pd.to_datetime(whole.fillna(1970).astype(int).astype(str) + "-01-01") + offsets
     else:
         month = (period.fillna(0) * (12 // frequency) + 1).astype(int)

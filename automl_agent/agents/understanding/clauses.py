@@ -277,6 +277,8 @@ def input_spans(text: str) -> tuple[tuple[int, int, int, int, str], ...]:
     for closer in RESTRICT_CLOSERS:
         for m in re.finditer(closer, text):
             end = len(text[:m.start()].rstrip(" ,;.-"))
+            if re.search(r"[.;!?]", text[end:m.start()]):
+                continue  # 'use the rest. only thing: ...': a sentence ended before it, it closes no list
             found = list_before(text, end)
             if found and text[found[1]:end].strip():
                 spans.append((found[0], found[1], end, m.end(), restriction_strength(text[found[0]:found[1]])))

@@ -457,7 +457,9 @@ def _columns_for(item: str, columns: list[ColumnProfile]) -> tuple[list[str], bo
     # 'the identifier of the order', 'the order ID': the one identifier column, when the table has one
     if {t.text for t in said} & {"identifier", "identifiers", "id", "ids"}:
         # a column whose name says id first ('idNum' beside a row counter 'rownames'), else any identifier
-        for identifiers in ([c.name for c in columns if "id" in name_parts(c.name).words],
+        # ('idcode', 'idnum': id run together with the kind of id it is)
+        for identifiers in ([c.name for c in columns if "id" in name_parts(c.name).words
+                             or re.fullmatch(r"id_?(?:code|num|no|nr|number|key)", c.name.lower())],
                             [c.name for c in columns if c.kind == "identifier" or "id" in name_parts(c.name).words]):
             if len(identifiers) == 1:
                 return identifiers, False
@@ -860,6 +862,8 @@ _NOT_ABOUT_USE = (r"(?<=\d),\s*(?:and\s+|or\s+)?no\s+[a-z-]+(?:\s+[a-z-]+)?\s*\)
                   r"above|below|over|under|exceed\w*|worse|better|than|only|just|missing|null|empty|blank|duplicate\w*|"
                   r"outliers?|rows?|records?)\b|\b(?:or|and)\s+(?:not|no)\b(?!\s+\w+\s+(?:columns?|inputs?))|"
                   r"\b(?:don'?t|doesn'?t|do not|does not|not)\s+(?:need|have)\s+to\b|"
+                  # 'I don't remember which column holds it': what the writer does not know, nothing left out
+                  r"\b(?:don'?t|do not|can'?t|cannot|didn'?t|did not)\s+(?:remember|recall|know|recollect|understand)\b|"
                   rf"{RELATIVE_NOT}|"
                   # 'whether the respondent thinks abortion should be banned': the words are the question asked
                   rf"\bwhether\b.*(?:\bnot\b|\b(?:{_KEEP_AWAY})\b)|\bnot\s+(?:to\s+)?(?:be\s+)?(?:repaid|paid|renewed|returned|survive\w*|"
@@ -943,7 +947,10 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         goes_on = (about_use or used_before_reason) and bool(re.match(r"\s*(?:and\s+)?(?:also\s+)?(?:not|nor|no)\b",
                                                                         clause))
         # 'keep the calendar out of it (date, year), and also the precip and events fields': the list goes on
-        adds_to = about_use and not cues and bool(re.match(rf"{_ADDS}\s+(?:the\s+)?\w", clause))
+        # ('leave grade out, and the id number too': 'too' after it adds to the list as 'also' before it does)
+        too = re.match(r"\s*(?:and\s+)?(?P<item>(?:the\s+)?[^,;.]{1,40}?)\s+(?:too|as well)\b", clause) \
+            if re.search(r"\band\s*$", opener) or re.match(r"\s*and\b", clause) else None
+        adds_to = about_use and not cues and bool(re.match(rf"{_ADDS}\s+(?:the\s+)?\w", clause) or too)
         # ('two columns have to stay out: A, because it leaks, and the B score, which ...': after the reason the list
         # goes on, where what follows 'and' is a short noun phrase)
         adds_to = adds_to or (used_before_reason and not cues and re.search(r"\band\s*$", opener) is not None
@@ -953,7 +960,7 @@ def negated_inputs(instruction: str, profile: DataProfile, target: str | None) -
         used_before_reason = a_reason and (about_use or used_before_reason)
         about_use = bool(cues) and (bool(re.search(_ABOUT_USE, clause)) or goes_on)
         if adds_to:
-            listed = re.split(_REASON, re.sub(_ADDS, " ", clause), maxsplit=1)[0]
+            listed = too.group("item") if too else re.split(_REASON, re.sub(_ADDS, " ", clause), maxsplit=1)[0]
             named = _names_in(listed, profile) or _resolve(re.sub(_NEGATED_NOISE, " ", listed), profile, target)[0]
             found.columns += [(n, clause.strip(" ,")) for n in named
                               if n != target and (n, clause.strip(" ,")) not in found.columns]

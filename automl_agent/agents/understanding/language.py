@@ -1186,7 +1186,7 @@ def _reordered(text: str, lang: str) -> str:
     married'."""
     units = r"(?:(?:business|trading|working|calendar) )?(?:minutes|hours|days|weeks|months|quarters|years|steps)"
     text = re.sub(rf"\b(\d+(?:\.\d+)?) (next|last|previous) ({units})", r"\2 \1 \3", text)
-    text = re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next)\b", r"\3 \1 \2", text)
+    text = re.sub(rf"\b(\d+(?:\.\d+)?) ({units}) (previous|last|next|following)\b", r"\3 \1 \2", text)
     if lang == "de":
         text = re.sub(r"\b(whether (?:a|the|he|she|it|they)(?: [\w-]+)?) ([\w-]+) (is|are|was|were)\b", r"\1 \3 \2", text,
                       flags=re.IGNORECASE)

@@ -1091,8 +1091,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     """The target decision for this instruction on this data. `semantic(phrase, descriptions) -> similarities`
     is the sentence encoder, used only when words say nothing; None to skip it."""
     text = instruction.lower()
-    return _an_amount_of_a_yes_no(_of_the_kind_asked(_decided(instruction, profile, flag, semantic), text, profile),
-                                  text, profile)
+    decision = _of_the_kind_asked(_decided(instruction, profile, flag, semantic), text, profile)
+    return _an_amount_of_an_activity(_an_amount_of_a_yes_no(decision, text, profile), text, profile)
 
 
 # 'predict how fast ...', 'tell how far ...': the kind of amount asked, and the name parts columns of that kind hold
@@ -1138,6 +1138,48 @@ def _an_amount_of_a_yes_no(decision: TargetDecision, text: str, profile: DataPro
     return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=candidates,
                           scores=decision.scores, reason=f"the instruction asks how much of {decision.column!r}, "
                                                          "which only says yes or no")
+
+
+def _own_names(profile: DataProfile) -> set[str]:
+    """The names the data goes by that no column bears and no dictionary holds: its file's stem and, for a package's
+    table, the package ('sampleSelection__nlswork'); a table called 'catholic' or 'birds' is also a word of what is
+    asked ('lycée catholique')."""
+    stem = Path(profile.path).stem.lower() if getattr(profile, "path", None) else ""
+    columns = {c.name.lower() for c in profile.columns}
+    vocabulary = english_vocabulary()
+    return {n for n in {stem, *stem.split("__")} if len(n) >= 3 and n not in columns and n not in vocabulary
+            and n.removesuffix("s") not in vocabulary}
+
+
+def _counted_in_time(name: str) -> bool:
+    """'hours', 'wks_work', 'days_absent': a column whose name says a unit of time shorter than a year, said whole or
+    shortened (a name with a year in it is as often a date as an amount: year, birth_yr)."""
+    return any(part == unit or part == unit.rstrip("s") or shortens(part, unit)
+               for part in name_parts(name).words for unit in COUNTED_IN_TIME - {"years"})
+
+
+# 'how much the woman is working', 'how long each of them worked': an amount of what someone does
+_HOW_MUCH_DONE = re.compile(r"\bhow\s+(?:much|long)\s+(?:[\w'-]+\s+){0,3}?(?:(?:is|are|was|were|has|have|had)\s+)?"
+                            r"([a-z]+(?:ing|ed|s))\b")
+
+
+def _an_amount_of_an_activity(decision: TargetDecision, text: str, profile: DataProfile) -> TargetDecision:
+    """'how much the woman is working' with wks_work (weeks worked) and hours (hours a week): an amount of an activity
+    said by its verb alone is as much its hours as its weeks; where the chosen column is counted in time and another
+    column is too, the run asks which."""
+    if decision.ask or decision.column is None or decision.how not in ("words", "concept"):
+        return decision
+    asked = _HOW_MUCH_DONE.search(text)
+    if asked is None or stem(asked.group(1)) not in decision.column.lower() or not _counted_in_time(decision.column):
+        return decision
+    timed = [c.name for c in profile.columns if c.kind == "numeric" and c.n_unique > 2 and _counted_in_time(c.name)]
+    if len(timed) < 2:
+        return decision
+    others = [n for n in timed if n != decision.column]
+    return TargetDecision(column=None, confidence="low", how="tie", ask=True,
+                          candidates=[decision.column, *others][:4], scores=decision.scores,
+                          reason=f"the instruction asks how much is done ({asked.group(1)!r}): "
+                                 f"{' or '.join([decision.column, *others][:4])} each count it in time")
 
 
 def _decided(instruction: str, profile: DataProfile, flag: str | None, semantic) -> TargetDecision:
@@ -1198,14 +1240,19 @@ def _decided(instruction: str, profile: DataProfile, flag: str | None, semantic)
     _rate_forms_said(said_of, columns, text)
     # and where words spell a name together ('the husband wage' for huswage, 'family income' for faminc), one of
     # them names no other column ('wage', or 'income' for wage)
+    # (not the initials of a two-letter name: 'health index' may be hi, and its 'health' still hlth)
     spans += [(e.start, e.end, name) for name, found_for in said_of.items() for e in found_for
-              if e.how == "words" and e.score >= 0.8 and len(e.words.split()) >= 2]
+              if e.how == "words" and e.score >= 0.8 and len(e.words.split()) >= 2 and len(name) > 2]
     row_unit = _row_unit(profile, text)
     windows = window_spans(text)  # 'for the coming year' names no column called Year
     # ('month over month', 'year on year' say how a change is measured, no month or year column)
     windows += [(m.start(), m.end()) for m in re.finditer(
         r"\b(?:month|year|quarter|week|day)\s+(?:over|on|to)\s+(?:month|year|quarter|week|day)\b", text)]
     windows += _settings(text)
+    # the data's own names where no column bears them ('(sampleSelection pkg)', 'the nlswork table'): no column is said
+    # inside them
+    windows += [(m.start(), m.end()) for name in _own_names(profile)
+                for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w])", text)]
     every_mention: list[_Evidence] = []  # each column's every mention; `found` keeps its strongest
     for column in columns:
         mentions = [e for e in said_of[column.name]
