@@ -26,7 +26,8 @@ from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts
 
 # the words of French, German and Spanish the reader takes (function words that tell the languages apart, numbers
 # in words, units, and the request vocabulary, phrase -> English, longest phrases tried first): data, not code
-_LANGUAGES = yaml.load((Path(__file__).resolve().parents[2] / "knowledge" / "languages.yaml").read_text(encoding="utf-8"),
+_KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"
+_LANGUAGES = yaml.load((_KNOWLEDGE / "languages.yaml").read_text(encoding="utf-8"),
                        Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 _MARKERS: dict[str, set[str]] = {lang: set(words) for lang, words in _LANGUAGES["markers"].items()}
 _NUMBERS: dict[str, dict[str, int]] = _LANGUAGES["numbers"]
@@ -93,7 +94,7 @@ _ONLY_INSIDE = {
     "es": (r"\b(a partir|en función|con base|en base|a base)\s+(únicamente|solamente|sólo|solo|"
            r"exclusivamente)\b", r"\2 \1"),
 }
-_DATA_WORDS_PATH = Path(__file__).resolve().parents[2] / "knowledge" / "data_words.json"
+_DATA_WORDS_PATH = _KNOWLEDGE / "data_words.json"
 # German separable verbs: 'Sag das Gehalt vorher' is 'predict the salary'
 _SEPARABLE = {"de": (r"\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvoraus\b|\b(?:sag|sage|sagt|sagen|sagen sie)\b(.{1,80}?)\bvorher\b",
                      lambda m: "predict" + (m.group(1) or m.group(2)))}
