@@ -234,11 +234,16 @@ def _mostly_digits(text: pd.Series) -> bool:
     return bool(len(sample)) and sample.str.contains(r"\d", regex=True).mean() >= 0.5
 
 
+_MOST_BOOLEAN_SPELLINGS = 200
+
+
 def _as_boolean(text: pd.Series, lower: pd.Series, missing: pd.Series,
                 weights: pd.Series) -> tuple[pd.Series, str] | None:
     """A yes/no column in several spellings (TRUE, false, Yes, n, 1, 0) as one pair of values; None when it is not
     one, or when it is plain 0/1 numbers (those stay numbers)."""
     present = lower[~missing]
+    if len(present) > _MOST_BOOLEAN_SPELLINGS:  # distinct values already: far more than a yes/no is ever written in
+        return None
     values = set(present.unique())
     if not values or not values <= (_TRUE | _FALSE) or len(values) < 2:
         return None
