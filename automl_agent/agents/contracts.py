@@ -167,6 +167,8 @@ class ColumnProfile(Contract):
     n_unique: int
     examples: list[str] = Field(default_factory=list)
     minority_share: float | None = Field(default=None, description="two-valued columns: the rarer value's share")
+    collapsed_in: list[str] = Field(default_factory=list, description="columns that say the same answer in fewer values "
+                                    "(each of this column's values is always one of theirs: 'no/perhaps/yes' and 'N/Y')")
 
 
 class GraphProfile(Contract):

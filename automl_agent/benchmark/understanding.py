@@ -86,7 +86,9 @@ CORPORA = {"main": Path(__file__).with_name("instructions.yaml"),
            "holdout55": Path(__file__).with_name("instructions_holdout55.yaml"),
            "holdout56": Path(__file__).with_name("instructions_holdout56.yaml"),
            "holdout57": Path(__file__).with_name("instructions_holdout57.yaml"),
-           "holdout58": Path(__file__).with_name("instructions_holdout58.yaml")}
+           "holdout58": Path(__file__).with_name("instructions_holdout58.yaml"),
+           "holdout59": Path(__file__).with_name("instructions_holdout59.yaml"),
+           "holdout60": Path(__file__).with_name("instructions_holdout60.yaml")}
 CORPUS = CORPORA["main"]
 DATASETS = Path(__file__).resolve().parents[1] / "datasets"
 TASKS = {"tab_cls": "tabular_classification", "tab_reg": "tabular_regression", "cluster": "tabular_clustering",

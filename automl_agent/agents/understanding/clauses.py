@@ -222,7 +222,8 @@ def list_after(text: str, start: int) -> tuple[int, int]:
     # 'the logged pay variable, which is just the answer rewritten, and the two parental fields', 'the occupation where
     # he is working, and the region': an aside on one item, then the list goes on
     while stop and (aside := re.match(r",?\s*(?:(?:which|who)\s+(?:is|are|was|were|has|have|had)\b|where\s+(?:he|she|they|it)\b)"
-                                      r"[^.;:!?()]{1,80}?,\s*and\s+(?=\w)", rest[stop.start():])):
+                                      r"[^.;:!?()]{1,80}?,\s*(?:and|as well as|along with|together with|plus)\s+(?=\w)",
+                                      rest[stop.start():])):
         stop = _next_list_end(rest, stop.start() + aside.end())
     # ('its body mass, its instar and whether it is actively feeding': an item that asks whether keeps its verb)
     while stop and re.search(r"(?:^|,\s*|\b(?:and|or)\s+)(?:whether|if)\s+(?:it|he|she|they|(?:the|its|his|her|their)\s+"

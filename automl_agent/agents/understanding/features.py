@@ -132,8 +132,8 @@ def _items(chunk: str, names: frozenset[str] = frozenset()) -> list[str]:
     # 'the change between 71 and 82': the two ends of a span are one item
     chunk = re.sub(r"\b(between\s+(?:the\s+)?[\w.'-]+)\s+and\s+(?=[\w.'-])", "\\1\x01", chunk)
     # 'the free/reduced-price lunch share': two words for one head after them are one item ('age/income and
-    # tenure' is still two)
-    chunk = re.sub(r"\b([a-z][\w-]*)/(?=[a-z][\w-]*\s+(?!(?:and|or|nor|plus|as|along)\b)[a-z])", "\\1 ", chunk,
+    # tenure' is still two, and so is the end of a longer chain: 'the price/time/change/comfort attributes')
+    chunk = re.sub(r"(?<![/\w-])([a-z][\w-]*)/(?=[a-z][\w-]*\s+(?!(?:and|or|nor|plus|as|along)\b)[a-z])", "\\1 ", chunk,
                    flags=re.IGNORECASE)
     for piece in re.split(_ITEM_SPLIT, chunk):
         piece = piece.replace("\x01", " and ")
@@ -535,8 +535,14 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
         group = _counted_group(int(whole.group(1)), whole.group(2).replace("/", " "), columns)
         if group:
             return group, []
+    # ('the price/time attributes of both alternatives': every numbered version of each item)
+    every_version = _EVERY_VERSION.search(chunk)
+    if every_version:
+        chunk = chunk[:every_version.start()] + chunk[every_version.end():]
     for item in _items(chunk, frozenset(c.name.lower() for c in columns)):
         names, group = _columns_for(item, columns)
+        if every_version and len(names) > 1 and len({re.sub(r"_?\d+$", "", n) for n in names}) == 1:
+            group = True
         names, group = _compound_spelt(item, columns, names, group)
         if len(names) > 1 and not group:
             names = _plain_of_transformed(names, item)
@@ -564,6 +570,10 @@ def _resolve(chunk: str, profile: DataProfile, target: str | None) -> tuple[list
     if found and counts:
         unresolved = [u for u in unresolved if counts.get(u) != len(found)]
     return found, unresolved
+
+
+_EVERY_VERSION = re.compile(r"\s*\b(?:of|for|across)\s+(?:both|all|each|every)\s+(?:the\s+)?(?:\d+\s+)?(?:alternatives?|options?|"
+                            r"versions?|choices?|sides?|products?|brands?|items?|trips?|offers?)\b")
 
 
 def _target_changed(item: str, profile: DataProfile, target: str | None) -> str | None:

@@ -76,8 +76,11 @@ def _protect(text: str, columns: tuple[str, ...]) -> tuple[str, dict[str, str]]:
     return text, kept
 
 
-# German puts the verb last: 'student bitte weglassen' is 'without student'
-_VERB_LAST = {"de": (r"([\w.\x00-]+)\s+(?:bitte\s+)?(?:weglassen|auslassen|ausschließen|ignorieren|"
+# German puts the verb last: 'student bitte weglassen' is 'without student', and so is a list of names, with their
+# articles and parentheses ('die Platzierung weglassen', 'Teamname und Stadionname (team_name, ball_park) weglassen')
+_GERMAN_ITEM = r"(?:(?:die|der|das|den|dem|des)\s+)?[\w.\x00-]+(?:\s*\([^()]*\))?"
+_VERB_LAST = {"de": (rf"({_GERMAN_ITEM}(?:(?:\s*,\s*{_GERMAN_ITEM})*\s+(?:und|sowie|oder)\s+{_GERMAN_ITEM})?)\s+(?:bitte\s+)?"
+                    r"(?:weglassen|auslassen|ausschließen|ignorieren|"
                     r"(?:nicht|auf keinen fall|keinesfalls|niemals)\s+(?:als\s+(?:eingabe|merkmal|input|feature)\s+)?"
                     r"(?:verwenden|benutzen|nutzen))\b", r"without \1")}
 # 'nur Ausbildung, Erfahrung und Alter verwenden': 'using only' what stands between
@@ -485,6 +488,65 @@ def _names(listed: str) -> list[str]:
 _BULLET = re.compile(r"^\s*(?:[-*\u2022\u2023\u25e6]|\d{1,2}[.)])\s+")
 
 
+def _json_objects(text: str) -> tuple[str, list[str]]:
+    """A request written as a JSON object ('{"target": "value", "horizon": 12, "limits": {"max_train_seconds": 300}}')
+    becomes the lines a YAML config would be ('target: value', 'horizon: 12', 'limits:', 'max_train_seconds: 300'),
+    which every rule reads; text that is not a JSON object stays as it is."""
+    decoder = json.JSONDecoder()
+    notes: list[str] = []
+    out, at = [], 0
+    for m in re.finditer(r"\{", text):
+        if m.start() < at:
+            continue
+        try:
+            value, end = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        if not isinstance(value, dict) or len(value) < 2:
+            continue
+        out += [text[at:m.start()], "\n".join(_config_lines(value)), "\n"]
+        at = end
+        notes.append("a JSON object read as a config, one key a line")
+    if not notes:
+        return text, []
+    out.append(text[at:])
+    return "".join(out), notes
+
+
+def _config_lines(value: dict, depth: int = 0) -> list[str]:
+    lines = []
+    for key, item in value.items():
+        if isinstance(item, dict):
+            lines += [f"{'  ' * depth}{key}:", *_config_lines(item, depth + 1)]
+        elif isinstance(item, list):
+            lines.append(f"{'  ' * depth}{key}: " + ", ".join(str(i) for i in item))
+        else:
+            lines.append(f"{'  ' * depth}{key}: " + ("none" if item is None else str(item).lower()
+                                                      if isinstance(item, bool) else str(item)))
+    return lines
+
+
+# a key that carries the unit of its value: 'max_train_seconds: 300', 'time_budget_s=300', 'max_model_size_mb: 20'
+_UNIT_IN_KEY = re.compile(r"(?<![\w.])((?:[A-Za-z]+_)+)(seconds|secs?|s|minutes|mins?|hours|hrs?|h|ms|mb|gb|kb)"
+                          r"(\s*[:=]\s*)(\d+(?:\.\d+)?)(?![\w.])", re.IGNORECASE)
+
+
+def _unit_in_key(text: str, columns: tuple[str, ...]) -> tuple[str, list[str]]:
+    """'max_train_seconds: 300' -> 'max train: 300 seconds': the unit a config key names is the value's (a column's own
+    name is left as it is)."""
+    names = {c.lower() for c in columns}
+    notes: list[str] = []
+
+    def rewrite(m: re.Match) -> str:
+        if (m.group(1) + m.group(2)).lower() in names:
+            return m.group(0)
+        key = m.group(1).replace("_", " ").strip()
+        notes.append(f"{m.group(0)!r} read as {key}: {m.group(4)} {m.group(2)}")
+        return f"{key}: {m.group(4)} {m.group(2)}"
+
+    return _UNIT_IN_KEY.sub(rewrite, text), notes
+
+
 def _bullets(text: str) -> tuple[str, list[str]]:
     """A request written as lines or bullets becomes one text of clauses separated by '; '."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
@@ -647,13 +709,15 @@ def _named_in_parentheses(text: str, columns: tuple[str, ...]) -> tuple[str, lis
             notes.append(f"{before[question.start():].strip()!r} read as the column named after it: {items[0]}")
             return before[:question.start()] + names[items[0].lower()]
         cut = _listed_description_cut(before, len(items), names) or _description_cut(before)
-        joined = re.match(r"\s*(?:and|or|plus|as well as)\b", before)  # '(a, b) and the scores (c, d)'
-        cut = joined.end() if cut == 0 and joined else cut
+        # ('(a, b) and the scores (c, d)', 'remove r2, as well as the respondent's identifier (id)': the joiner stays)
+        joined = re.match(r"\s*[,;]?\s*(?:(?:and|or|plus|as well as|along with)\b|[+&])", before[cut:])
+        cut = cut + joined.end() if joined else cut
         description = before[cut:]
         if not description.strip():  # 'from (state, sex, age)': the parentheses enumerate the inputs
             verb = re.search(r"\b(?:from|using|use|with|on|by|given|based on)\s*$", before, flags=re.IGNORECASE)
             return before + ("only " if verb else "") + ", ".join(names[i.lower()] for i in items)
-        joined_inside = re.search(r"^(.*\b(?:and|or))\s+(.+)$", description)
+        # ('drop losses, rank + the 4 winner flags (a, b, c, d)': '+' and '&' join as 'and' does)
+        joined_inside = re.search(r"^(.*(?:\b(?:and|or)|[+&]))\s+(.+)$", description)
         parts = _listed(re.sub(r"\b(?:the|a|an|its|their)\b", " ", description))
         # ('the general price index and the freezing days (ppi, fdd)': one name for each part, none of them a name
         # itself, restates the whole list)
@@ -1191,6 +1255,10 @@ def _reordered(text: str, lang: str) -> str:
     if lang == "de":
         text = re.sub(r"\b(whether (?:a|the|he|she|it|they)(?: [\w-]+)?) ([\w-]+) (is|are|was|were)\b", r"\1 \3 \2", text,
                       flags=re.IGNORECASE)
+        # a relative clause's participle last: 'die Runs, die ein Team in der Saison erzielt hat' (read 'the Runs, the a
+        # Team into the season scored hat') -> 'the Runs scored a Team into the season': the participle by its noun
+        text = re.sub(r",\s+(?:the|which|that|who)\s+([^,.;:!?]{1,60}?)\s+([a-z]+(?:ed|en|t))\s+(?:hat|has|have|haben|had|hatte|"
+                      r"is|are|was|were|ist|sind|wurde|wurden)(?=\s*(?:[.;,!?]|$))", r" \2 \1", text)
     if lang in ("es", "fr"):  # the adjective after its noun: 'la superficie construida' -> 'the built area'
         text = re.sub(r"\b(the|a|an) ([a-z]+) (built|total|real|nominal|net|gross|average|mean|annual|monthly|daily|"
                       r"weekly|maximum|minimum|living|paid)\b", r"\1 \3 \2", text)
@@ -1269,6 +1337,10 @@ def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, 
     text, notes = _data_named(text, data)
     rewrites += notes
     text, notes = _python_code(text)
+    rewrites += notes
+    text, notes = _json_objects(text)
+    rewrites += notes
+    text, notes = _unit_in_key(text, columns)
     rewrites += notes
     text, notes = _bullets(text)
     rewrites += notes

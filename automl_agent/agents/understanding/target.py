@@ -333,9 +333,10 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
     for m in re.finditer(r"\b(?:of|for)\s+(?:the|each|every|a|an|this|that|one)\s+([\w-]+)(?=\s*(?:[.,;:!?]|$|\b(?:from|using|"
                          r"with|based|given|by)\b))", text):
         subject.append((m.start(1), m.end(1)))
-    # 'how late each flight is', 'the price of each flight.': the unit a row stands for, not what is asked about
+    # 'how late each flight is', 'the price of each flight.': the unit a row stands for, not what is asked about (a
+    # hyphened word before it too: 'each verbal-aggression item')
     unit = [(m.start(1), m.end(1)) for m in re.finditer(
-        r"\b(?:each|every)\s+([\w-]+)(?=\s*(?:[.,;:!?)]|$|\b(?:is|are|was|were|has|have|had|will|would|can|could|in|"
+        r"\b(?:each|every)\s+(?:\w+-[\w-]+\s+){0,2}?([\w-]+)(?=\s*(?:[.,;:!?)]|$|\b(?:is|are|was|were|has|have|had|will|would|can|could|in|"
         r"on|at|from|with|by|for|made|makes|took|takes|gets|got|spent|spends|did|does)\b))", text)]
     # 'flag the bookings made by returning guests', 'spot the transfers that look fraudulent': the rows, and what is
     # said of them is asked
@@ -370,6 +371,22 @@ def _roles(text: str) -> dict[str, list[tuple[int, int]]]:
 def _values(column: ColumnProfile) -> list[str]:
     return [v for v in column.examples if v.strip().lower() not in VALUE_NOISE and len(v.strip()) >= 2
             and not re.fullmatch(r"[\d.,\-]+", v.strip())]
+
+
+def _every_level_said(column: ColumnProfile, text: str) -> list[tuple[str, int, int]]:
+    """Each of a column's few values said close together ('(no / perhaps / yes)'): the set names the column, though
+    its words alone ('yes', 'no') are too common to; a set of yes and no only names none (many columns have it)."""
+    levels = [v.strip() for v in column.examples]
+    if not 2 <= column.n_unique == len(levels) <= 6 or all(v.lower() in VALUE_NOISE for v in levels) \
+            or any(len(v) < 2 for v in levels):
+        return []
+    hits = []
+    for value in levels:
+        m = re.search(rf"(?<![\w-]){re.escape(value.lower())}(?![\w-])", text)
+        if not m:
+            return []
+        hits.append((value, m.start(), m.end()))
+    return hits if max(b for _, _, b in hits) - min(a for _, a, _ in hits) <= 20 * len(hits) else []
 
 
 def _value_hits(column: ColumnProfile, text: str, toks: list[Token]) -> list[tuple[str, int, int]]:
@@ -422,6 +439,8 @@ def _says_when(toks: list[Token], i: int) -> bool:
     before = toks[i - 1].text
     if before in TIME_DETERMINERS or before.isdigit() or before in NUMBER_WORDS:
         return True
+    if before == "the" and i >= 2 and toks[i - 2].text in {"over", "in", "into", "during", "throughout", "across", "within"}:
+        return True  # 'how many goals a club allowed over the season': when, not the Season column
     return before in _DURATION_ADJECTIVES and i >= 2 and (toks[i - 2].text.isdigit() or toks[i - 2].text in NUMBER_WORDS
                                                            or toks[i - 2].text in TIME_DETERMINERS)
 
@@ -691,10 +710,16 @@ def column_mentions(column: ColumnProfile, text: str, toks: list[Token]) -> list
             out.append(_Evidence(column.name, score, "concept" if by_concept else "words", words, start, end))
     if column.kind in {"categorical", "boolean"} or column.n_unique <= 20:
         hits = _value_hits(column, text, toks)
+        every = _every_level_said(column, text)
+        if every:  # 'the raw answer with three levels (no / perhaps / yes)': the column's whole set of values
+            hits = every
         if hits and not (len(hits) == 1 and len(hits[0][0]) < 3):
             score = 0.85 if len(hits) >= 2 else 0.25
             out.append(_Evidence(column.name, score, "values", " / ".join(v for v, _, _ in hits),
                                  min(a for _, a, _ in hits), max(b for _, _, b in hits)))
+    if stem(name) in TIME_STEMS:  # 'over the season', 'this year': when, not the Season or Year column
+        at = {t.start: i for i, t in enumerate(toks)}
+        out = [e for e in out if e.how != "name" or e.start not in at or not _says_when(toks, at[e.start])]
     out = _dated(column.name, text, out)
     out = _calendar_said(name, text, out)
     return [e for e in out if not _names_the_data(e.words.lower(), text, e.start)]
@@ -779,11 +804,14 @@ def _explicit(text: str, columns: list[ColumnProfile]) -> ColumnProfile | None:
             rf"[`]{n}[`]",
         )
         if any(not _within(m.start(), inputs) and not _SAID_NOT_USED_AFTER.match(text, m.end())
+               and not _SAID_NOT_USED_BEFORE.search(text[max(0, m.start() - 24):m.start()])
                for p in patterns for m in re.finditer(p, text)):
             return column
     return None
 
 
+# '... nor the column category', 'without the column id': a negation just before the name leaves it out
+_SAID_NOT_USED_BEFORE = re.compile(r"\b(?:nor|not|no|without|except|excluding|neither|minus)\s+(?:the\s+|a\s+|any\s+)?$")
 # 'the column choice must not be used', 'the column id is off limits': what follows a name says not to use it
 _SAID_NOT_USED_AFTER = re.compile(r"[`'\"]?\s*(?:column|field|variable)?\s*(?:(?:must|should|may|can|will|is|are|has to|"
                                   r"needs to)\s*(?:not|n't|never)\b|(?:is|are|stays?|must stay|should stay)\s+"
@@ -866,6 +894,13 @@ def _drop_covered(tied: list[_Evidence]) -> list[_Evidence]:
             and set(e.words.split()) < set(o.words.split()) and o.score >= 0.6 \
             and (o.weighted >= e.weighted or (e.how == "concept" and o.how in ("words", "name")))
     return [e for e in tied if not any(o is not e and covered(e, o) for o in tied)]
+
+
+def _drop_longer_names_of_a_name_said(tied: list[_Evidence]) -> list[_Evidence]:
+    """'glm(choice ~ price1 + ...)' with choice and choiceid: the words said are one column's whole name, and only part
+    of the other's; the column named whole is the one meant."""
+    whole = {e.words.lower() for e in tied if e.how == "name" and e.words.lower() == e.column.lower()}
+    return [e for e in tied if e.how == "name" or e.words.lower() not in whole or e.words.lower() not in e.column.lower()]
 
 
 def _drop_owners(tied: list[_Evidence], text: str) -> list[_Evidence]:
@@ -1092,7 +1127,8 @@ def decide_target(instruction: str, profile: DataProfile, flag: str | None = Non
     is the sentence encoder, used only when words say nothing; None to skip it."""
     text = instruction.lower()
     decision = _of_the_kind_asked(_decided(instruction, profile, flag, semantic), text, profile)
-    return _an_amount_of_an_activity(_an_amount_of_a_yes_no(decision, text, profile), text, profile)
+    decision = _an_amount_of_an_activity(_an_amount_of_a_yes_no(decision, text, profile), text, profile)
+    return _one_answer_in_two_codings(decision, text, profile)
 
 
 # 'predict how fast ...', 'tell how far ...': the kind of amount asked, and the name parts columns of that kind hold
@@ -1100,6 +1136,21 @@ _HOW_KIND = re.compile(r"\b(?:predict\w*|forecast\w*|estimat\w*|know|tell|guess\
                        r"(fast|quick(?:ly)?|far|heavy|tall)\b")
 _KIND_STEMS = {"fast": ("speed", "velocity", "mph", "kph"), "quick": ("speed", "velocity", "mph", "kph"),
                "far": ("dist", "miles", "km"), "heavy": ("weight", "wt", "kg", "mass"), "tall": ("height", "hgt")}
+
+
+def _one_answer_in_two_codings(decision: TargetDecision, text: str, profile: DataProfile) -> TargetDecision:
+    """'predict how a respondent answers' on a table with the answer (no/perhaps/yes) and its recoding (N/Y): words
+    that fit the answer fit both codings, and the run asks which, unless the words name one of them or its values."""
+    column = _chosen(decision, profile)
+    if column is None or decision.ask or decision.how not in {"words", "concept", "meaning"}:
+        return decision
+    codings = [*column.collapsed_in, *(c.name for c in profile.columns if column.name in c.collapsed_in)]
+    if not codings or any(re.search(rf"(?<![\w.]){re.escape(n.lower())}(?![\w])", text) for n in [column.name, *codings]):
+        return decision
+    candidates = [column.name, *codings][:4]
+    return TargetDecision(column=None, confidence="low", how="tie", ask=True, candidates=candidates, scores=decision.scores,
+                          reason=f"the words fit {column.name!r}, and {', '.join(repr(n) for n in codings)} "
+                                 f"{'says' if len(codings) == 1 else 'say'} the same answer in fewer values")
 
 
 def _chosen(decision: TargetDecision, profile: DataProfile) -> ColumnProfile | None:
@@ -1302,10 +1353,14 @@ def _decided(instruction: str, profile: DataProfile, flag: str | None, semantic)
         tied = _drop_owners(tied, text) if len(tied) > 1 else tied
         tied = _drop_transformed(tied, text) if len(tied) > 1 else tied
         tied = _fitting_answer(tied, text, profile) if len(tied) > 1 else tied
+        tied = _drop_longer_names_of_a_name_said(tied) if len(tied) > 1 else tied
         if len(tied) > 1 and top.how != "values" and all(e.how == "values" for e in tied if e is not top):
             tied = [top]  # values several columns share ('Oui or Non') do not outweigh the one column named
         if len(tied) == 1 and tied[0].role == "subject" and top.how != "values" and (
-                _within(tied[0].start, roles["unit"]) or named_as_id(tied[0].column)):
+                _within(tied[0].start, roles["unit"]) or named_as_id(tied[0].column)
+                # ('a county's residents': the entity that owns what is asked; 'Microsoft's price' is the MSFT column)
+                or (re.match(r"'s?\b", text[tied[0].end:tied[0].end + 2])
+                    and profile.column(tied[0].column).kind in {"categorical", "identifier", "text"})):
             # 'the ticket price of each flight': the only column named is what the rows are, not what to predict
             # ('which treatment a plot received': plot_id names the plot, not its treatment)
             others = [c for c in profile.target_candidates if c != tied[0].column and c not in excluded][:2]
@@ -1578,12 +1633,14 @@ def held_labels(instruction: str, profile: DataProfile) -> str | None:
 
 def _said_as_target(name: str, text: str) -> bool:
     """The whole name said ('by customer_id'), and not where the words leave it out or give it as an input ('don't
-    feed it the Name column'), nor as what a row is ('how well each student will do' over a Student number)."""
+    feed it the Name column'), nor as what a row is ('how well each student will do' over a Student number), nor as
+    the owner of what is asked ('a county's residents')."""
     roles = _roles(text)
     spaced_name = re.sub(r"[_\W]+", " ", name.lower()).strip()
     spaced_text = re.sub(r"[_\W]", " ", text)  # same length: positions still line up with the roles
     return any(not _within(m.start(), roles["negated"]) and not _within(m.start(), roles["features"])
                and not re.search(r"\b(?:each|every|per|any|which|whose)\s+$", spaced_text[max(0, m.start() - 8):m.start()])
+               and not re.match(r"'s?\b", text[m.end():m.end() + 2])  # ('a county's residents': their owner)
                for m in re.finditer(rf"(?<!\w){re.escape(spaced_name)}(?!\w)", spaced_text))
 
 

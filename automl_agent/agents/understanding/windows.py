@@ -97,6 +97,8 @@ def requested_windows(instruction: str, step_s: float | None = None) -> tuple[in
     units are converted with the data's time step (step_s seconds). None where the instruction does not say."""
     text = normalise(instruction)
     lookback = _window(text, r"input_seq_len\s*[=:]\s*(\d+)", _lookback_phrases(), step_s)
+    if lookback is None:
+        lookback = _history_glossed(text, step_s)
     horizon = _window(text, r"pred_seq_len\s*[=:]\s*(\d+)", _horizon_phrases(), step_s)
     return lookback, horizon
 
@@ -140,11 +142,25 @@ def _window(text: str, setting: str, phrases: tuple[str, ...], step_s: float | N
         or re.match(r"[^.;(),]{0,30}\(\s*(\d+)\s*\)", text[m.end():])
     if counted:
         return int(counted.group(1))
+    # ('one trading year (250 days)': a length said again in parentheses, in days, is the one meant)
+    measured = re.match(rf"\s?\(\s*(\d+)\s*{_UNIT_ADJECTIVES}({_WINDOW_UNITS})\s*\)", text[m.end():])
+    if measured and _steps(measured.group(1), measured.group(2), step_s) is not None:
+        return _steps(measured.group(1), measured.group(2), step_s)
     # 'the last year of history, call it 250 trading days': a calendar window said again as a count, which wins (a
     # count of steps said first stays: 'a 338-step window, which is two full business days')
     if not re.fullmatch(_COUNTED, m.group(2) or "") and (restated := _RESTATED.match(text, m.end())):
         return _steps(restated.group(1), restated.group(2), step_s)
     return _steps(m.group(1), m.group(2), step_s)
+
+
+def _history_glossed(text: str, step_s: float | None) -> int | None:
+    """'one full Schwabe cycle of history (call it 11 years, i.e. 132 monthly values)': a history named by what it is
+    rather than by a unit, and measured in its parentheses; the last length there is the one the words settle on."""
+    m = re.search(r"\b(?:of|as)\s+(?:the\s+|its\s+)?(?:history|context|past values|input history)\s*\(([^()]*)\)", text)
+    if not m:
+        return None
+    lengths = re.findall(rf"(\d+(?:\.\d+)?)\s*{_UNIT_ADJECTIVES}({_WINDOW_UNITS})\b", m.group(1))
+    return _steps(*lengths[-1], step_s) if lengths else None
 
 
 _RESTATED = re.compile(rf"[^.;()\d]{{0,25}}?,\s*(?:i\.?\s?e\.?|that is|that's|which is|call it|say|roughly|about|"
@@ -178,7 +194,11 @@ def stated_step_s(instruction: str) -> float | None:
         return float(_CADENCE_SECONDS[said.group(1)])
     per = re.search(rf"\b(?:one|an?|1|single)\s+{_ROW_WORDS}\s+(?:per|a|an|each|every|for each)\s+"
                     r"(half[- ]hour|hour|day|week|month|quarter|year)\b", text)
-    return float(_SECONDS[per.group(1).replace(" ", "-")]) if per else None
+    if per:
+        return float(_SECONDS[per.group(1).replace(" ", "-")])
+    # ('forecast 20 trading days ahead from the last 250': a market's rows are its trading days)
+    traded = re.search(r"\b(?:\d+|one|a)\s+(?:trading|business|market)\s+(days?|sessions?)\b", text)
+    return float(_SECONDS["day"]) if traded else None
 
 
 def rows_are_the_steps(instruction: str, profile) -> bool:
