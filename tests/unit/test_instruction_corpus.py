@@ -120,8 +120,8 @@ def test_most_instructions_are_understood_exactly(results, corpus):
 # none; holdout59, written and measured at the start of stop 61, 4/12 with 3 ('drop losses, rank + the 4 flags
 # (...)' losing rank, a JSON config unread, 'one full cycle of history (... 132 monthly values)' unread), then 11/12
 # with none; holdout60, the end batch of stop 61, measured after all of holdout59's fixes, 4/12 with none (a name
-# said whole tied with a longer name holding it, windows in trading days on a table without a clock), then 7/12
-# with none.
+# said whole tied with a longer name holding it, windows in trading days on a table without a clock), then 8/12
+# with none (Italian read).
 # holdout7 allows one
 # more: h7nn01 now differs only by the metric its brief set for a three-class target (f1; the default is accuracy)
 FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "holdout7": 0.75, "holdout8": 0.55,
@@ -139,7 +139,7 @@ FIRST_CONTACT_FLOORS = {"holdout4": 0.75, "holdout5": 0.78, "holdout6": 0.9, "ho
                         "holdout46": 0.65, "holdout47": 0.8, "holdout48": 0.7,
                         "holdout49": 0.25, "holdout50": 0.95, "holdout51": 0.8, "holdout52": 0.95, "holdout53": 0.65,
                         "holdout54": 0.65, "holdout55": 0.65, "holdout56": 0.74, "holdout57": 0.8,
-                        "holdout58": 0.74, "holdout59": 0.9, "holdout60": 0.55}
+                        "holdout58": 0.74, "holdout59": 0.9, "holdout60": 0.65}
 # runs on a spec that differs from what was meant in any field: at most what the reader does now, so that a change
 # never trades a question for a silent mistake (first contact: holdout9 12, holdout10 9, holdout11 13)
 SILENT_WRONG_CEILINGS = {"holdout7": 5, "holdout8": 4, "holdout9": 2, "holdout10": 4, "holdout11": 2, "holdout12": 4,

@@ -24,7 +24,7 @@ from ..metrics import ALIASES
 from .clauses import CLAUSE_VERBS, RATE_UNIT
 from .words import COUNTED_IN_TIME, NUMBER_WORDS, english_vocabulary, name_parts, stem
 
-# the words of French, German and Spanish the reader takes (function words that tell the languages apart, numbers
+# the words of French, German, Spanish and Italian the reader takes (function words that tell the languages apart, numbers
 # in words, units, and the request vocabulary, phrase -> English, longest phrases tried first): data, not code
 _KNOWLEDGE = Path(__file__).resolve().parents[2] / "knowledge"
 _LANGUAGES = yaml.load((_KNOWLEDGE / "languages.yaml").read_text(encoding="utf-8"),
@@ -46,7 +46,7 @@ class Canonical(BaseModel):
     """The instruction as the rules read it, and what was changed to get there."""
 
     text: str
-    language: str = Field(description="en, fr, de or es")
+    language: str = Field(description="en, fr, de, es or it")
     rewrites: list[str] = Field(default_factory=list, description="each change, in words")
 
 
@@ -133,7 +133,7 @@ def _thing_then_describer(lang: str):
 def _data_words() -> dict[str, dict[str, str]]:
     """language -> {word as written there: the English word}, from knowledge/data_words.json."""
     entries = json.loads(_DATA_WORDS_PATH.read_text(encoding="utf-8"))
-    out: dict[str, dict[str, str]] = {"fr": {}, "de": {}, "es": {}}
+    out: dict[str, dict[str, str]] = {lang: {} for lang in _LEXICON}
     for english, forms in entries.items():
         if english.startswith("_"):
             continue
@@ -1352,6 +1352,8 @@ def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, 
         for key, name in kept.items():
             translated = translated.replace(key, name)
         translated = _reordered(translated, lang)
+        # ('non deve superare i 20 MB', 'dépasser les 20 Mo': the article a bound takes before its number in these languages)
+        translated = re.sub(r"\b(exceed|than|most|least|under|below|above|over)\s+the\s+(?=\d)", r"\1 ", translated)
         rewrites.append(f"read as {_NAMES[lang]}: {translated!r}")
         text = translated
     # (a translation is English by now: 'ne doit pas prendre plus de' reads as 'must not take more than')
@@ -1374,4 +1376,4 @@ def canonical(instruction: str, columns: tuple[str, ...] = (), data: tuple[str, 
     return Canonical(text=text, language=lang, rewrites=rewrites)
 
 
-_NAMES = {"fr": "French", "de": "German", "es": "Spanish", "en": "English"}
+_NAMES = {"fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "en": "English"}
